@@ -1,0 +1,40 @@
+# The two commands that matter: `make serve` and `make test`. Both build .venv from nothing.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+# torch and NumPy in one process: keep OpenMP from spinning (it slows small NumPy calls).
+export OMP_WAIT_POLICY := PASSIVE
+
+.PHONY: serve test bench lint format clean
+
+$(VENV)/.base: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -e .
+	touch $@
+
+$(VENV)/.dev: $(VENV)/.base
+	$(PIP) install -q -e '.[dev]'
+	touch $@
+
+serve: $(VENV)/.base
+	$(VENV)/bin/corrige serve --host 127.0.0.1 --port 8000
+
+test: $(VENV)/.dev
+	$(VENV)/bin/ruff check corrige tests
+	$(PY) -m pytest -q
+
+bench: $(VENV)/.dev
+	$(VENV)/bin/corrige bench model --output docs/bench/model.json
+
+lint: $(VENV)/.dev
+	$(VENV)/bin/ruff check corrige tests
+	$(VENV)/bin/ruff format --check corrige tests
+
+format: $(VENV)/.dev
+	$(VENV)/bin/ruff format corrige tests
+	$(VENV)/bin/ruff check --fix corrige tests
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
