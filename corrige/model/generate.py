@@ -1,16 +1,74 @@
 """Greedy generation over the NumPy runtime for a fixed batch (no scheduling).
 
 The engine does the same with requests joining and leaving between steps; this is the
-plain version used by benchmarks, tests and the command line.
+plain version used by benchmarks, tests, training-time evaluation and the command line.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from corrige.model.numpy_gpt import KVCache, RuntimeWeights, decode, prefill
+
+
+@dataclass
+class Generation:
+    tokens: list[int]
+    logprobs: list[float]  # log-probability of each chosen token under the model
+
+
+def _chosen_logprobs(logits: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+    """log softmax(logits)[chosen] per row, computed stably."""
+    top = logits.max(axis=-1)
+    lse = top + np.log(np.exp(logits - top[:, None]).sum(axis=-1))
+    return logits[np.arange(len(chosen)), chosen] - lse
+
+
+def greedy_generate_scored(
+    w: RuntimeWeights,
+    cache: KVCache,
+    prompts: Sequence[Sequence[int]],
+    max_new_tokens: int,
+    eos_id: int | None = None,
+    slots: Sequence[int] | None = None,
+) -> list[Generation]:
+    """Generate up to `max_new_tokens` per prompt, argmax each step, with each token's log-probability.
+
+    A row stops at `eos_id` (kept in its output) or at the context window; finished rows
+    leave the batch so later steps only pay for the rows still running.
+    """
+    n_ctx = w.cfg.n_ctx
+    slots = list(range(len(prompts))) if slots is None else list(slots)
+    outputs = [Generation([], []) for _ in prompts]
+    if max_new_tokens <= 0:
+        return outputs
+    logits = prefill(w, cache, prompts, slots)
+    active = list(range(len(prompts)))
+    lengths = [len(p) for p in prompts]
+    while True:
+        chosen = np.argmax(logits, axis=-1)
+        scores = _chosen_logprobs(logits, chosen)
+        still = []
+        for row, tok, lp in zip(active, chosen.tolist(), scores.tolist(), strict=True):
+            out = outputs[row]
+            out.tokens.append(tok)
+            out.logprobs.append(lp)
+            n = len(out.tokens)
+            if tok != eos_id and n < max_new_tokens and lengths[row] + n < n_ctx:
+                still.append(row)
+        active = still
+        if not active:
+            return outputs
+        logits = decode(
+            w,
+            cache,
+            [outputs[r].tokens[-1] for r in active],
+            [slots[r] for r in active],
+            [lengths[r] + len(outputs[r].tokens) - 1 for r in active],
+        )
 
 
 def greedy_generate(
@@ -21,35 +79,5 @@ def greedy_generate(
     eos_id: int | None = None,
     slots: Sequence[int] | None = None,
 ) -> list[list[int]]:
-    """Generate up to `max_new_tokens` per prompt, argmax each step.
-
-    A row stops at `eos_id` (kept in its output) or at the context window; finished rows
-    leave the batch so later steps only pay for the rows still running.
-    """
-    n_ctx = w.cfg.n_ctx
-    slots = list(range(len(prompts))) if slots is None else list(slots)
-    outputs: list[list[int]] = [[] for _ in prompts]
-    if max_new_tokens <= 0:
-        return outputs
-    logits = prefill(w, cache, prompts, slots)
-    active = list(range(len(prompts)))
-    lengths = [len(p) for p in prompts]
-    next_tokens = np.argmax(logits, axis=-1)
-    while True:
-        still = []
-        for row, tok in zip(active, next_tokens.tolist(), strict=True):
-            outputs[row].append(tok)
-            done = tok == eos_id or len(outputs[row]) >= max_new_tokens or lengths[row] + len(outputs[row]) >= n_ctx
-            if not done:
-                still.append(row)
-        active = still
-        if not active:
-            return outputs
-        logits = decode(
-            w,
-            cache,
-            [outputs[r][-1] for r in active],
-            [slots[r] for r in active],
-            [lengths[r] + len(outputs[r]) - 1 for r in active],
-        )
-        next_tokens = np.argmax(logits, axis=-1)
+    """Token ids only; see `greedy_generate_scored`."""
+    return [g.tokens for g in greedy_generate_scored(w, cache, prompts, max_new_tokens, eos_id, slots)]

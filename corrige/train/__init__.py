@@ -1,0 +1,1 @@
+"""Training with PyTorch (the `train` extra); serving never imports this package."""

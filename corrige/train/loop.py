@@ -1,0 +1,246 @@
+"""Train a tutor model on the synthetic corpus and export it for the NumPy runtime.
+
+Deterministic by seed (data, init, batch order), resumable from `checkpoint.pt`, bounded by
+steps and wall-clock minutes (the cosine schedule follows whichever runs out first), with a
+periodic dev evaluation that decodes with the same NumPy runtime that serves the model.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from corrige.model.config import GPTConfig, preset
+from corrige.model.generate import greedy_generate
+from corrige.model.numpy_gpt import KVCache, prepare
+from corrige.model.torch_gpt import TorchGPT
+from corrige.model.weights import save_model
+from corrige.tokenizer import BPETokenizer
+from corrige.tutor.codec import EncodedExample, encode_example, encode_prompt
+from corrige.tutor.data import make_splits
+from corrige.tutor.format import render_target
+
+log = logging.getLogger(__name__)
+
+IGNORE = -100  # label for prompt and padding positions: the loss only reads the answer
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    preset: str = "tutor"
+    data_seed: int = 0
+    seed: int = 0
+    n_train: int = 200_000
+    n_dev: int = 2_000
+    n_test: int = 2_000
+    batch_size: int = 64
+    lr: float = 3e-3
+    min_lr_ratio: float = 0.05
+    warmup_steps: int = 200
+    weight_decay: float = 0.01
+    max_steps: int = 20_000
+    max_minutes: float = 40.0
+    eval_every: int = 1_000
+    eval_examples: int = 500
+    checkpoint_every: int = 500
+    threads: int = 0  # 0: torch's default
+
+
+@dataclass
+class EvalPoint:
+    step: int
+    dev_loss: float
+    dev_exact: float
+    minutes: float
+
+
+@dataclass
+class TrainResult:
+    out_dir: Path
+    steps: int
+    minutes: float
+    final_loss: float
+    history: list[EvalPoint] = field(default_factory=list)
+    dropped_too_long: int = 0
+
+
+StepCallback = Callable[[int, float, float], None]  # (step, loss, progress in [0, 1])
+
+
+def build_tokenizer(train_examples, vocab_size: int) -> BPETokenizer:
+    texts = (t for ex in train_examples for t in (ex.source, render_target(ex.corrected, ex.gloss)))
+    return BPETokenizer.train(texts, vocab_size=vocab_size)
+
+
+def encode_split(tok: BPETokenizer, examples, n_ctx: int) -> tuple[list[EncodedExample], int]:
+    encoded, dropped = [], 0
+    for ex in examples:
+        e = encode_example(tok, ex.source, render_target(ex.corrected, ex.gloss))
+        if len(e.ids) > n_ctx:
+            dropped += 1
+            continue
+        encoded.append(e)
+    return encoded, dropped
+
+
+def make_batch(batch: list[EncodedExample], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Inputs (B, T) and next-token labels (B, T), IGNORE outside the answer."""
+    T = max(len(e.ids) for e in batch) - 1
+    x = torch.full((len(batch), T), pad_id, dtype=torch.long)
+    y = torch.full((len(batch), T), IGNORE, dtype=torch.long)
+    for i, e in enumerate(batch):
+        ids = torch.tensor(e.ids, dtype=torch.long)
+        x[i, : len(ids) - 1] = ids[:-1]
+        y[i, e.n_prompt - 1 : len(ids) - 1] = ids[e.n_prompt :]
+    return x, y
+
+
+def lr_at(cfg: TrainConfig, step: int, progress: float) -> float:
+    if step < cfg.warmup_steps:
+        return cfg.lr * (step + 1) / cfg.warmup_steps
+    cosine = 0.5 * (1 + math.cos(math.pi * min(progress, 1.0)))
+    return cfg.lr * (cfg.min_lr_ratio + (1 - cfg.min_lr_ratio) * cosine)
+
+
+def dev_exact_match(model: TorchGPT, tok: BPETokenizer, examples, n_ctx: int, limit: int) -> float:
+    """Share of dev sentences whose greedy output equals the reference target exactly."""
+    w = prepare(model.export_params(), model.cfg)
+    subset = examples[:limit]
+    hits = 0
+    for start in range(0, len(subset), 64):
+        chunk = subset[start : start + 64]
+        prompts = [encode_prompt(tok, ex.source) for ex in chunk]
+        room = n_ctx - max(len(p) for p in prompts)
+        outs = greedy_generate(w, KVCache.allocate(model.cfg, len(chunk)), prompts, room, eos_id=tok.special.eos)
+        for ex, out in zip(chunk, outs, strict=True):
+            hits += tok.decode(out) == render_target(ex.corrected, ex.gloss)
+    return hits / max(len(subset), 1)
+
+
+@torch.no_grad()
+def dev_loss(model: TorchGPT, batches) -> float:
+    model.eval()
+    total, count = 0.0, 0
+    for x, y in batches:
+        logits = model(x)
+        total += F.cross_entropy(logits.flatten(0, 1), y.flatten(), ignore_index=IGNORE, reduction="sum").item()
+        count += int((y != IGNORE).sum())
+    model.train()
+    return total / max(count, 1)
+
+
+def train(cfg: TrainConfig, out_dir: Path, resume: bool = False, on_step: StepCallback | None = None) -> TrainResult:
+    """Train, checkpoint and export `model.safetensors`, `config.json`, `tokenizer.json` into `out_dir`."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
+    model_cfg: GPTConfig = preset(cfg.preset)
+    random.seed(cfg.seed)
+    torch.manual_seed(cfg.seed)
+
+    t0 = time.perf_counter()
+    splits = make_splits(cfg.data_seed, cfg.n_train, cfg.n_dev, cfg.n_test)
+    tok_path = out_dir / "tokenizer.json"
+    if resume and tok_path.is_file():
+        tok = BPETokenizer.load(tok_path)
+    else:
+        tok = build_tokenizer(splits["train"], model_cfg.vocab_size)
+        tok.save(tok_path)
+    model_cfg = model_cfg.with_(vocab_size=tok.vocab_size)
+    train_set, dropped = encode_split(tok, splits["train"], model_cfg.n_ctx)
+    dev_set, _ = encode_split(tok, splits["dev"], model_cfg.n_ctx)
+    log.info("data ready in %.1fs: %d train, %d dev (%d too long dropped)", time.perf_counter() - t0,
+             len(train_set), len(dev_set), dropped)
+    dev_batches = [make_batch(dev_set[i : i + 256], tok.special.pad) for i in range(0, min(len(dev_set), 2048), 256)]
+
+    model = TorchGPT(model_cfg)
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=cfg.lr, betas=(0.9, 0.98),
+    )
+    step, spent_minutes = 0, 0.0
+    ckpt = out_dir / "checkpoint.pt"
+    history: list[EvalPoint] = []
+    if resume and ckpt.is_file():
+        state = torch.load(ckpt, weights_only=False)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["optimizer"])
+        step, spent_minutes = state["step"], state["minutes"]
+        history = [EvalPoint(**h) for h in state["history"]]
+        log.info("resumed from step %d (%.1f min)", step, spent_minutes)
+
+    # the batch order is a pure function of (seed, step), so a resumed run sees the same batches
+    epoch_perm: dict[int, np.ndarray] = {}
+
+    def batch_for(s: int) -> list[EncodedExample]:
+        per_epoch = len(train_set) // cfg.batch_size
+        epoch, k = divmod(s, per_epoch)
+        if epoch not in epoch_perm:
+            epoch_perm.clear()
+            epoch_perm[epoch] = np.random.default_rng([cfg.seed, epoch]).permutation(len(train_set))
+        idx = epoch_perm[epoch][k * cfg.batch_size : (k + 1) * cfg.batch_size]
+        return [train_set[i] for i in idx]
+
+    model.train()
+    start = time.perf_counter() - spent_minutes * 60
+    loss_ema = float("nan")
+    while True:
+        minutes = (time.perf_counter() - start) / 60
+        progress = max(step / cfg.max_steps, minutes / cfg.max_minutes)
+        if progress >= 1.0:
+            break
+        for g in opt.param_groups:
+            g["lr"] = lr_at(cfg, step, progress)
+        x, y = make_batch(batch_for(step), tok.special.pad)
+        logits = model(x)
+        loss = F.cross_entropy(logits.flatten(0, 1), y.flatten(), ignore_index=IGNORE)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        step += 1
+        loss_ema = loss.item() if math.isnan(loss_ema) else 0.98 * loss_ema + 0.02 * loss.item()
+        if on_step:
+            on_step(step, loss_ema, progress)
+        if step % cfg.eval_every == 0:
+            point = EvalPoint(step, dev_loss(model, dev_batches),
+                              dev_exact_match(model, tok, splits["dev"], model_cfg.n_ctx, cfg.eval_examples), minutes)
+            history.append(point)
+            log.info("step %d: train loss %.4f, dev loss %.4f, dev exact %.3f", step, loss_ema, point.dev_loss,
+                     point.dev_exact)
+        if step % cfg.checkpoint_every == 0:
+            _save_checkpoint(ckpt, model, opt, step, (time.perf_counter() - start) / 60, history)
+
+    minutes = (time.perf_counter() - start) / 60
+    final = EvalPoint(step, dev_loss(model, dev_batches),
+                      dev_exact_match(model, tok, splits["dev"], model_cfg.n_ctx, cfg.eval_examples), minutes)
+    history.append(final)
+    log.info("done: %d steps in %.1f min, dev exact %.3f", step, minutes, final.dev_exact)
+    _save_checkpoint(ckpt, model, opt, step, minutes, history)
+    save_model(out_dir, model.export_params(), model_cfg, bos_id=tok.special.bos, eos_id=tok.special.eos)
+    (out_dir / "train_config.json").write_text(_json({"train": asdict(cfg), "model": model_cfg.to_dict()}))
+    return TrainResult(out_dir, step, minutes, loss_ema, history, dropped)
+
+
+def _save_checkpoint(path: Path, model, opt, step: int, minutes: float, history: list[EvalPoint]) -> None:
+    tmp = path.with_suffix(".tmp")
+    torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "step": step, "minutes": minutes,
+                "history": [asdict(h) for h in history]}, tmp)
+    tmp.replace(path)  # atomic: a crash mid-write leaves the previous checkpoint
+
+
+def _json(obj) -> str:
+    import json
+
+    return json.dumps(obj, indent=2) + "\n"

@@ -1,0 +1,169 @@
+"""The tutor: sentence in, `Correction` out — or an honest abstention.
+
+Precision comes first: a learner must never see a correct sentence "corrected" into a wrong
+one. So the tutor returns the sentence unchanged, flagged as abstained, when the model's
+output does not parse, rewrites an implausible share of the sentence, or was unsure of any
+token of the corrected sentence.
+
+The tutor turns sentences into prompts and model outputs into corrections; generating the
+tokens is delegated (`Tutor.correct_many` runs a plain batched greedy loop; the server runs
+the same prompts through the batching engine and calls `interpret`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from corrige.model.generate import greedy_generate_scored
+from corrige.model.numpy_gpt import KVCache, RuntimeWeights, prepare
+from corrige.model.weights import load_model
+from corrige.tokenizer import BPETokenizer
+from corrige.tutor.codec import check_fits, encode_prompt
+from corrige.tutor.edits import Edit, diff_edits
+from corrige.tutor.format import NO_ERRORS_GLOSS, parse_target
+
+BUNDLED_MODEL = Path(__file__).resolve().parent.parent / "models" / "tutor"
+ABSTAIN_GLOSS = "no estoy seguro: revisa la frase con tu profesor"
+
+
+@dataclass(frozen=True)
+class TutorConfig:
+    max_new_tokens: int = 48  # corrected sentence + " / " + gloss + eos
+    min_token_prob: float = 0.35  # below this on any token of the corrected sentence: abstain
+    max_rewrite_share: float = 0.5  # share of source words an answer may change before we distrust it
+    batch_size: int = 32
+
+
+@dataclass(frozen=True)
+class Correction:
+    sentence: str
+    corrected: str
+    gloss: str
+    edits: list[Edit] = field(default_factory=list)
+    abstained: bool = False
+    abstain_reason: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    min_token_prob: float = 1.0
+
+    @property
+    def changed(self) -> bool:
+        return self.corrected != self.sentence
+
+
+_SPACES = re.compile(r"\s+")
+
+
+def normalize_sentence(sentence: str) -> tuple[str, bool]:
+    """Collapse whitespace; add a final full stop when missing (the model always saw one).
+
+    Returns the text to send to the model and whether a full stop was added, so the answer
+    can drop it again: the learner's sentence is never changed for punctuation we invented.
+    """
+    text = _SPACES.sub(" ", sentence).strip()
+    if text and text[-1] not in ".?!":
+        return text + ".", True
+    return text, False
+
+
+def rewrite_share(source: str, corrected: str) -> float:
+    """Share of the source's words that the answer does not keep."""
+    a, b = source.split(), corrected.split()
+    kept = sum(block.size for block in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_matching_blocks())
+    return 1.0 - kept / max(len(a), 1)
+
+
+class Tutor:
+    """Corrects sentences with a trained model directory (weights + tokenizer)."""
+
+    def __init__(self, weights: RuntimeWeights, tokenizer: BPETokenizer, config: TutorConfig | None = None) -> None:
+        self.weights = weights
+        self.tokenizer = tokenizer
+        self.config = config or TutorConfig()
+
+    @classmethod
+    def load(cls, model_dir: str | Path | None = None, config: TutorConfig | None = None) -> Tutor:
+        directory = Path(model_dir) if model_dir else BUNDLED_MODEL
+        cfg, params = load_model(directory)
+        return cls(prepare(params, cfg), BPETokenizer.load(directory), config)
+
+    @property
+    def n_ctx(self) -> int:
+        return self.weights.cfg.n_ctx
+
+    def build_prompt(self, sentence: str) -> list[int]:
+        """Token ids of `<bos> sentence <sep>`; raises `PromptTooLong` when the answer could not fit."""
+        ids = encode_prompt(self.tokenizer, normalize_sentence(sentence)[0])
+        check_fits(len(ids), self.min_answer_tokens(), self.n_ctx)
+        return ids
+
+    def min_answer_tokens(self) -> int:
+        """Room the answer needs at least: a copy of a longest-case sentence plus a short gloss."""
+        return min(self.config.max_new_tokens, self.n_ctx // 2)
+
+    def max_new_tokens_for(self, prompt_len: int) -> int:
+        return min(self.config.max_new_tokens, self.n_ctx - prompt_len)
+
+    def interpret(self, sentence: str, token_ids: Sequence[int], logprobs: Sequence[float], prompt_tokens: int = 0) -> Correction:
+        """Turn the generated tokens into a `Correction`, abstaining when the output is not trustworthy."""
+        source, added_stop = normalize_sentence(sentence)
+        tok = self.tokenizer
+        finished = bool(token_ids) and token_ids[-1] == tok.special.eos
+        text = tok.decode(token_ids)
+        parsed = parse_target(text) if finished else None
+        n_out = len(token_ids)
+        if parsed is None:
+            return self._abstain(source, added_stop, "unparsable", prompt_tokens, n_out, 0.0)
+        corrected, gloss = parsed
+        # the model is judged on the corrected sentence: tokens up to the " / " separator
+        n_corrected = len(tok.encode(corrected))
+        probs = [math.exp(lp) for lp in logprobs[: max(n_corrected, 1)]]
+        min_prob = min(probs) if probs else 1.0
+        if corrected != source and min_prob < self.config.min_token_prob:
+            return self._abstain(source, added_stop, "low_confidence", prompt_tokens, n_out, min_prob)
+        if rewrite_share(source, corrected) > self.config.max_rewrite_share:
+            return self._abstain(source, added_stop, "rewrite_too_large", prompt_tokens, n_out, min_prob)
+        if corrected == source:
+            gloss = NO_ERRORS_GLOSS
+        original = _drop_added_stop(source, added_stop)
+        corrected = _drop_added_stop(corrected, added_stop)
+        return Correction(
+            sentence=original,
+            corrected=corrected,
+            gloss=gloss,
+            edits=diff_edits(original, corrected, gloss),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=n_out,
+            min_token_prob=min_prob,
+        )
+
+    def _abstain(self, source: str, added_stop: bool, reason: str, n_in: int, n_out: int, p: float) -> Correction:
+        original = _drop_added_stop(source, added_stop)
+        return Correction(original, original, ABSTAIN_GLOSS, [], True, reason, n_in, n_out, p)
+
+    def correct(self, sentence: str) -> Correction:
+        return self.correct_many([sentence])[0]
+
+    def correct_many(self, sentences: Sequence[str]) -> list[Correction]:
+        """Batched greedy decoding in the NumPy runtime, `batch_size` sentences at a time."""
+        results: list[Correction] = []
+        bs = self.config.batch_size
+        for start in range(0, len(sentences), bs):
+            chunk = sentences[start : start + bs]
+            prompts = [self.build_prompt(s) for s in chunk]
+            cache = KVCache.allocate(self.weights.cfg, len(chunk))
+            # each row also stops at the window's end (then it has no eos and abstains)
+            gens = greedy_generate_scored(
+                self.weights, cache, prompts, self.config.max_new_tokens, eos_id=self.tokenizer.special.eos
+            )
+            results += [self.interpret(s, g.tokens, g.logprobs, len(p)) for s, g, p in zip(chunk, gens, prompts, strict=True)]
+        return results
+
+
+def _drop_added_stop(text: str, added_stop: bool) -> str:
+    return text[:-1] if added_stop and text.endswith(".") else text
