@@ -136,7 +136,7 @@ def bench_engine(
         "none,threads,static,continuous"
     ),
     clients: Annotated[str, typer.Option(help="Comma-separated concurrent closed-loop clients.")] = "1,2,4,8,16,32,64",
-    requests: Annotated[int, typer.Option(help="Requests per cell (0: max(160, 8 x clients)).")] = 0,
+    requests: Annotated[int, typer.Option(help="Measured requests per cell (0: max(320, 16 x clients)).")] = 0,
     duration: Annotated[float, typer.Option(help="Seconds per cell at most; requests in flight then finish.")] = 4.0,
     model: Annotated[Path | None, typer.Option(help="Trained model directory (default: random weights).")] = None,
     preset: Annotated[str, typer.Option(help="Preset of the random weights.")] = "seed",

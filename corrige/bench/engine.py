@@ -1,0 +1,317 @@
+"""`corrige bench engine`: the four serving policies under closed-loop load, no HTTP.
+
+For each policy and each client count, that many asyncio clients each send a request,
+await its whole answer, and send the next, until `requests` are done or `duration`
+seconds have passed (requests in flight then finish and count). Requests mix prompt
+lengths (a long tail around 10-30 tokens) and output lengths (short ~8, typical ~20,
+long ~36 tokens, generated exactly: stop tokens are ignored), the same sequence for every
+cell. Latency is what a client sees: from `generate()` to its result.
+
+NumPy and the engine are imported late, so BLAS can be held to `blas_threads` first: with
+2 cores, BLAS worker threads that spin fight the engine's and the event loop's threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import platform
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+log = logging.getLogger(__name__)
+
+POLICIES = ("none", "threads", "static", "continuous")
+CLIENTS = (1, 2, 4, 8, 16, 32, 64)
+OUTPUT_MIX = {"short": (8, 0.4), "typical": (20, 0.4), "long": (36, 0.2)}  # tokens at n_ctx=64, share
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    prompt: list[int]
+    max_tokens: int
+    kind: str  # short | typical | long
+
+
+@dataclass
+class Cell:
+    """One policy at one client count."""
+
+    policy: str
+    clients: int
+    requests: int
+    seconds: float
+    requests_per_s: float
+    tokens_per_s: float
+    p50_ms: float
+    p95_ms: float
+    p95_short_ms: float
+    mean_batch: float
+    # Engine overhead: the share of the engine loop's working time not spent in forward passes
+    # (scheduling, sampling, bookkeeping, handing results over), in the thread's CPU time and
+    # in wall-clock time (which adds waiting for the GIL while the clients' code runs, and for a
+    # core). For threads, per worker step instead: its loop thread only admits and retires.
+    overhead_cpu: float
+    overhead_wall: float
+
+
+def limit_blas_threads(n: int) -> str:
+    """Hold BLAS to `n` threads; returns how (environment, threadpoolctl, or not at all)."""
+    if "numpy" not in sys.modules:
+        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[var] = str(n)
+        return "environment"
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        log.warning("NumPy is already loaded and threadpoolctl is missing: BLAS threads stay as they are")
+        return "unchanged"
+    threadpool_limits(n, user_api="blas")
+    return "threadpoolctl"
+
+
+def make_workload(vocab_size: int, n_ctx: int, n: int, seed: int) -> list[WorkItem]:
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    scale = n_ctx / 64  # the mix is written for the seed model's 64-token window
+    kinds = list(OUTPUT_MIX)
+    items = []
+    for kind in rng.choice(kinds, size=n, p=[OUTPUT_MIX[k][1] for k in kinds]):
+        max_tokens = max(1, round(OUTPUT_MIX[kind][0] * scale))
+        prompt_len = round(scale * rng.lognormal(np.log(15), 0.4))  # median 15, tail past 30
+        prompt_len = int(np.clip(prompt_len, 4, n_ctx - max_tokens))
+        items.append(WorkItem(rng.integers(0, vocab_size, prompt_len).tolist(), max_tokens, str(kind)))
+    return items
+
+
+class _ClosedLoop:
+    """`clients` callers, each sending its next request when the last one returns.
+
+    Each caller's first request warms the engine up and is not measured; then `measured`
+    requests are timed; callers keep the load on (unmeasured) until the last of those
+    returns, so every measured request saw the full concurrency. The window from the first
+    measured request's start to the last one's end gives the rates.
+    """
+
+    def __init__(self, engine, workload: list[WorkItem], clients: int, measured: int, duration: float) -> None:
+        self.engine, self.workload, self.clients = engine, workload, clients
+        self.first, self.last = clients, clients + measured  # indices of the measured requests
+        self.duration = duration
+        self.issued = 0
+        self.samples: list[tuple[str, float, float]] = []  # kind, start, end of measured requests
+        self.completions: list[tuple[float, int]] = []  # end, tokens of every request
+        self.window: list[float] = []  # start, end
+        self.snapshots: list = []  # engine snapshots at the window's start and end
+        self.stop_at = float("inf")
+
+    def _measuring_done(self) -> bool:
+        return len(self.samples) >= self.last - self.first or time.monotonic() > self.stop_at
+
+    async def _client(self) -> None:
+        from corrige.engine import SamplingParams
+
+        while len(self.window) < 2:
+            index, self.issued = self.issued, self.issued + 1
+            item = self.workload[index % len(self.workload)]
+            start = time.monotonic()
+            if index == self.first:
+                self.window.append(start)
+                self.snapshots.append(self.engine.snapshot())
+                self.stop_at = start + self.duration
+            params = SamplingParams(max_tokens=item.max_tokens, ignore_eos=True)
+            output = await self.engine.generate(item.prompt, params)
+            end = time.monotonic()
+            self.completions.append((end, len(output.token_ids)))
+            if self.first <= index < self.last:
+                self.samples.append((item.kind, start, end))
+            if len(self.window) == 1 and self._measuring_done():  # every client stops sending
+                self.window.append(end)
+                self.snapshots.append(self.engine.snapshot())
+
+    async def run(self) -> None:
+        await asyncio.gather(*(self._client() for _ in range(self.clients)))
+
+
+def run_cell(weights, policy: str, clients: int, workload, requests: int, duration: float, threads: int) -> Cell:
+    import numpy as np
+
+    from corrige.engine import Engine, EngineConfig
+
+    config = EngineConfig(
+        policy=policy,
+        n_slots=64,
+        max_batch=32,
+        max_wait_ms=10,
+        max_waiting=1024,
+        queue_timeout_s=None,
+        n_threads=threads,
+    )
+    steps = []
+    with Engine(weights, config) as engine:
+        engine.subscribe(on_step=steps.append)
+        load = _ClosedLoop(engine, workload, clients, requests, duration)
+        asyncio.run(load.run())
+    (t0, t1), (before, after) = load.window, load.snapshots
+    seconds = t1 - t0
+    finished = [tokens for end, tokens in load.completions if t0 <= end <= t1]
+    latency = np.array([end - start for _, start, end in load.samples]) * 1e3
+    short = np.array([end - start for kind, start, end in load.samples if kind == "short"]) * 1e3
+    window_steps = [s for s in steps if t0 <= s.time <= t1]
+    if policy == "threads":
+        busy = (sum(s.step_cpu_s for s in window_steps), sum(s.step_s for s in window_steps))
+        model = (sum(s.model_cpu_s for s in window_steps), sum(s.model_s for s in window_steps))
+    else:
+        busy = (after.busy_cpu_s - before.busy_cpu_s, after.busy_s - before.busy_s)
+        model = (after.model_cpu_s - before.model_cpu_s, after.model_s - before.model_s)
+    return Cell(
+        policy=policy,
+        clients=clients,
+        requests=len(load.samples),
+        seconds=seconds,
+        requests_per_s=len(finished) / seconds,
+        tokens_per_s=sum(finished) / seconds,
+        p50_ms=float(np.percentile(latency, 50)),
+        p95_ms=float(np.percentile(latency, 95)),
+        p95_short_ms=float(np.percentile(short, 95)) if len(short) else float("nan"),
+        mean_batch=float(np.mean([s.batch_size for s in window_steps])) if window_steps else 0.0,
+        overhead_cpu=1 - model[0] / busy[0] if busy[0] else 0.0,
+        overhead_wall=1 - model[1] / busy[1] if busy[1] else 0.0,
+    )
+
+
+def machine_info(blas_limit: str) -> dict[str, Any]:
+    import numpy as np
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    info: dict[str, Any] = {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version()}
+    info |= {"numpy": np.__version__, "blas_limit": blas_limit}
+    try:
+        from threadpoolctl import threadpool_info
+
+        info["blas"] = [f"{i['internal_api']} {i['version']} ({i['num_threads']} threads)" for i in threadpool_info()]
+    except ImportError:
+        pass
+    if hasattr(os, "getloadavg"):
+        info["load_average_1min"] = round(os.getloadavg()[0], 2)
+    return info
+
+
+def targets(cells: list[Cell]) -> dict[str, Any]:
+    """The issue's targets, from this run's cells (None where a cell was not run)."""
+    by = {(c.policy, c.clients): c for c in cells}
+    result: dict[str, Any] = {}
+    if ("continuous", 32) in by and ("none", 32) in by:
+        ratio = by["continuous", 32].requests_per_s / by["none", 32].requests_per_s
+        result["continuous_vs_none_rps_at_32"] = {"value": round(ratio, 2), "target": ">= 8", "met": ratio >= 8}
+    for clients in (8, 16, 32, 64):
+        if ("continuous", clients) in by and ("static", clients) in by:
+            ratio = by["continuous", clients].p95_short_ms / by["static", clients].p95_short_ms
+            result[f"short_p95_continuous_over_static_at_{clients}"] = {
+                "value": round(ratio, 2),
+                "target": "<= 0.5",
+                "met": ratio <= 0.5,
+            }
+    for clients in (32, 64):
+        if ("continuous", clients) in by:
+            cell = by["continuous", clients]
+            result[f"continuous_overhead_at_{clients}"] = {
+                "mean_batch": round(cell.mean_batch, 1),
+                "cpu": round(cell.overhead_cpu, 3),
+                "wall": round(cell.overhead_wall, 3),
+                "target": "<= 0.10",
+                "met": cell.overhead_cpu <= 0.10,
+            }
+    return result
+
+
+def _table(cells: list[Cell]) -> Table:
+    table = Table(title="engine: closed-loop clients, mixed prompt and output lengths")
+    columns = ("policy", "clients", "req/s", "tok/s", "p50 ms", "p95 ms", "p95 short", "batch", "ovh cpu", "ovh wall")
+    for name in columns:
+        table.add_column(name, justify="left" if name == "policy" else "right")
+    for c in sorted(cells, key=lambda c: (POLICIES.index(c.policy), c.clients)):
+        table.add_row(
+            c.policy,
+            str(c.clients),
+            f"{c.requests_per_s:.0f}",
+            f"{c.tokens_per_s:.0f}",
+            f"{c.p50_ms:.0f}",
+            f"{c.p95_ms:.0f}",
+            f"{c.p95_short_ms:.0f}",
+            f"{c.mean_batch:.1f}",
+            f"{c.overhead_cpu:.1%}",
+            f"{c.overhead_wall:.1%}",
+        )
+    return table
+
+
+def run_engine_bench(
+    console: Console,
+    policies: list[str],
+    clients: list[int],
+    requests: int = 0,
+    duration: float = 4.0,
+    model: Path | None = None,
+    preset: str = "seed",
+    threads: int = 4,
+    blas_threads: int = 1,
+    seed: int = 0,
+    output: Path | None = None,
+) -> dict[str, Any]:
+    """Run every (policy, clients) cell, print the table and targets, optionally write JSON."""
+    unknown = sorted(set(policies) - set(POLICIES))
+    if unknown or not policies or not clients or min(clients) < 1:
+        raise ValueError(f"policies must come from {POLICIES} and clients be positive; got {policies}, {clients}")
+    blas_limit = limit_blas_threads(blas_threads)
+
+    from corrige.model.config import preset as preset_config
+    from corrige.model.numpy_gpt import prepare
+    from corrige.model.weights import load_model, random_params
+
+    cfg, params = load_model(model) if model else (preset_config(preset), None)
+    weights = prepare(params if params is not None else random_params(cfg, seed=seed), cfg)
+    workload = make_workload(cfg.vocab_size, cfg.n_ctx, 4096, seed)
+    machine = machine_info(blas_limit)
+    console.print(f"[bold]machine[/] {machine}", soft_wrap=True)
+    cells: list[Cell] = []
+    with Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+    ) as bar:
+        task = bar.add_task("engine", total=len(policies) * len(clients))
+        for n in clients:  # policies side by side at each load, so slow spells hit them alike
+            for policy in policies:
+                bar.update(task, description=f"{policy} x {n}")
+                cell_requests = requests or max(320, 16 * n)
+                cells.append(run_cell(weights, policy, n, workload, cell_requests, duration, threads))
+                bar.advance(task)
+    wide = console if console.is_terminal else Console(file=console.file, width=120)  # a pipe gets 80 columns
+    wide.print(_table(cells))
+    goals = targets(cells)
+    for name, goal in goals.items():
+        console.print(f"{'[green]met[/]' if goal['met'] else '[red]not met[/]'} {name}: {goal}", soft_wrap=True)
+    result = {
+        "machine": machine,
+        "model": str(model) if model else f"random {preset}",
+        "settings": {"requests": requests, "duration_s": duration, "threads": threads, "blas_threads": blas_threads},
+        "cells": [asdict(c) for c in cells],
+        "targets": goals,
+    }
+    if output:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(json.dumps(result, indent=2) + "\n")
+        console.print(f"wrote {output}")
+    return result

@@ -1,0 +1,145 @@
+"""The engine core: one synchronous `step()` = `schedule()` → run the model → `update_from_output()`.
+
+It knows nothing of threads or asyncio; the `Engine` drives it from its loop thread, and
+tests drive it directly with a fake clock. Everything it returns is an *event* bound to
+its request, for the front end to deliver.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from corrige.engine.config import EngineConfig
+from corrige.engine.errors import EngineError, InternalError
+from corrige.engine.kv_cache import SlotPool
+from corrige.engine.request import Request, RequestOutput, TokenEvent
+from corrige.engine.runner import ModelRunner
+from corrige.engine.scheduler import make_scheduler
+from corrige.engine.stats import StepStats
+from corrige.model.numpy_gpt import RuntimeWeights
+
+logger = logging.getLogger(__name__)
+
+Event = tuple[Request, TokenEvent | RequestOutput]
+
+
+def finals(requests: list[Request]) -> list[Event]:
+    """The final-output events of requests that just finished."""
+    return [(r, r.output()) for r in requests]
+
+
+@dataclass(slots=True)
+class StepResult:
+    events: list[Event] = field(default_factory=list)
+    steps: list[StepStats] = field(default_factory=list)
+
+    def finish(self, requests: list[Request]) -> None:
+        self.events.extend(finals(requests))
+
+
+class Core(Protocol):
+    """What the engine's loop thread needs from a policy's core."""
+
+    pool: SlotPool
+
+    @property
+    def num_waiting(self) -> int: ...
+    @property
+    def num_running(self) -> int: ...
+    def has_unfinished(self) -> bool: ...
+    def ready(self) -> bool: ...
+    def wake_time(self) -> float | None: ...
+    def add_request(self, request: Request) -> None: ...
+    def abort_request(self, request_id: str) -> list[Event]: ...
+    def abort_all(self, error: EngineError) -> list[Event]: ...
+    def step(self) -> StepResult: ...
+    def close(self) -> None: ...
+
+
+class EngineCore:
+    """Scheduler + slot pool + model runner for the none, static and continuous policies."""
+
+    def __init__(
+        self, weights: RuntimeWeights, config: EngineConfig, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.config = config
+        self.clock = clock
+        self.pool = SlotPool(weights.cfg, config.n_slots)
+        self.scheduler = make_scheduler(config, self.pool, weights.cfg.n_ctx)
+        self.runner = ModelRunner(weights, self.pool.cache)
+
+    @property
+    def num_waiting(self) -> int:
+        return self.scheduler.num_waiting
+
+    @property
+    def num_running(self) -> int:
+        return self.scheduler.num_running
+
+    def has_unfinished(self) -> bool:
+        return self.scheduler.has_unfinished()
+
+    def ready(self) -> bool:
+        return self.scheduler.ready(self.clock())
+
+    def wake_time(self) -> float | None:
+        return self.scheduler.wake_time()
+
+    def add_request(self, request: Request) -> None:
+        self.scheduler.add_request(request)
+
+    def abort_request(self, request_id: str) -> list[Event]:
+        return finals(self.scheduler.abort_request(request_id, self.clock()))
+
+    def abort_all(self, error: EngineError) -> list[Event]:
+        return finals(self.scheduler.abort_all(self.clock(), error))
+
+    def close(self) -> None:
+        pass
+
+    def step(self) -> StepResult:
+        start, start_cpu = time.perf_counter(), time.thread_time()
+        scheduler = self.scheduler
+        result = StepResult()
+        result.finish(scheduler.expire_waiting(self.clock()))
+        output = scheduler.schedule(self.clock())
+        if output.is_empty:
+            return result
+        rows = [scheduler.requests[rid] for rid in output.row_ids]
+        try:
+            ran = self.runner.execute(output, rows)
+        except Exception as exc:  # a model failure fails this step's requests, not the engine
+            logger.exception("model step %d failed; failing its %d requests", output.step_id, len(rows))
+            result.finish(scheduler.fail(output, InternalError(f"the model failed: {exc}"), self.clock()))
+            return result
+        now = self.clock()
+        finished = scheduler.update_from_output(output, ran.sampled_token_ids, now)
+        result.events.extend(
+            (r, TokenEvent(r.request_id, token, len(r.output_token_ids) - 1))
+            for r, token in zip(rows, ran.sampled_token_ids, strict=True)
+            if r.stream
+        )
+        result.finish(finished)
+        result.steps.append(
+            StepStats(
+                step_id=output.step_id,
+                time=now,
+                batch_size=output.batch_size,
+                num_prefill_requests=len(output.prefill_ids),
+                num_prefill_tokens=output.num_prefill_tokens,
+                num_decode_tokens=len(output.decode_ids),
+                num_waiting=scheduler.num_waiting,
+                num_running=scheduler.num_running,
+                slots_used=self.pool.num_used,
+                step_s=time.perf_counter() - start,
+                model_s=ran.model_s,
+                sample_s=ran.sample_s,
+                step_cpu_s=time.thread_time() - start_cpu,
+                model_cpu_s=ran.model_cpu_s,
+            )
+        )
+        return result

@@ -1,0 +1,292 @@
+"""The engine: one dedicated loop thread steps the model; an asyncio API serves callers.
+
+    engine = Engine(weights, EngineConfig(policy="continuous"))
+    output = await engine.generate(prompt_ids, SamplingParams(max_tokens=20))
+    async for event in engine.stream(prompt_ids, params): ...
+    engine.abort(request_id)
+
+Callers on the event loop hand requests to the loop thread through a locked inbox; the
+loop thread hands results back with `loop.call_soon_threadsafe`, once per step for all
+of that step's events. When there is nothing to do the loop thread sleeps on a condition
+variable (with a timeout only when a queue deadline or a static batch window is pending).
+Cancelling the task that awaits a request aborts it, which frees its slot before the next step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from corrige.engine.config import EngineConfig, Policy
+from corrige.engine.core import Core, EngineCore, Event
+from corrige.engine.errors import EngineClosed, InternalError, InvalidRequest, Overloaded
+from corrige.engine.request import (
+    Request,
+    RequestOutput,
+    SamplingParams,
+    TokenEvent,
+    validate_prompt,
+)
+from corrige.engine.stats import EngineSnapshot, EngineTotals, StepStats
+from corrige.engine.stream import RequestStream, Sink, deliver
+from corrige.engine.threads import ThreadPoolCore
+from corrige.model.numpy_gpt import RuntimeWeights
+
+logger = logging.getLogger(__name__)
+
+StepListener = Callable[[StepStats], None]
+RequestListener = Callable[[RequestOutput], None]
+
+
+class Engine:
+    """Serves token-id requests with one of four policies (see `EngineConfig.policy`)."""
+
+    def __init__(
+        self,
+        weights: RuntimeWeights,
+        config: EngineConfig | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.config = config or EngineConfig()
+        self.model_config = weights.cfg
+        self._clock = clock
+        self._cond = threading.Condition()
+        self._adds: list[Request] = []  # inbox, guarded by _cond
+        self._aborts: set[str] = set()  # inbox, guarded by _cond; only ids in flight, so bounded
+        self._active_ids: set[str] = set()  # guarded by _cond
+        self._queued_in_core = 0  # core's waiting count as of the loop's last look; guarded by _cond
+        self._closing = False
+        self._ids = itertools.count()
+        self._step_listeners: tuple[StepListener, ...] = ()
+        self._request_listeners: tuple[RequestListener, ...] = ()
+        self._core: Core
+        if self.config.policy is Policy.THREADS:
+            self._core = ThreadPoolCore(weights, self.config, self._deliver_token_now, self._wake, clock)
+        else:
+            self._core = EngineCore(weights, self.config, clock)
+        self._totals = EngineTotals()
+        self._snapshot = self._take_snapshot()
+        self._thread = threading.Thread(target=self._run, name="engine-loop", daemon=True)
+        self._thread.start()
+
+    # ---- asyncio API (call from a running event loop) ----
+
+    def stream(
+        self,
+        prompt_token_ids: Sequence[int],
+        params: SamplingParams | None = None,
+        *,
+        request_id: str | None = None,
+        queue_timeout_s: float | None = None,
+    ) -> RequestStream:
+        """Submit a request and stream its tokens. Raises `InvalidRequest` or `Overloaded` at once."""
+        sink = Sink(asyncio.get_running_loop())
+        request_id = self._submit(prompt_token_ids, params, request_id, queue_timeout_s, sink, stream=True)
+        return RequestStream(self, request_id, sink)
+
+    async def generate(
+        self,
+        prompt_token_ids: Sequence[int],
+        params: SamplingParams | None = None,
+        *,
+        request_id: str | None = None,
+        queue_timeout_s: float | None = None,
+    ) -> RequestOutput:
+        """Submit a request and wait for its output.
+
+        Raises `InvalidRequest`, `Overloaded`, `DeadlineExceeded`, `InternalError` or
+        `EngineClosed`; an aborted request returns with `finish_reason == "abort"`.
+        """
+        # No token events: they would wake the event loop once per token per request, and it
+        # would then compete with the model for the GIL.
+        sink = Sink(asyncio.get_running_loop())
+        request_id = self._submit(prompt_token_ids, params, request_id, queue_timeout_s, sink, stream=False)
+        stream = RequestStream(self, request_id, sink)
+        async for _ in stream:
+            pass
+        assert stream.output is not None
+        return stream.output
+
+    def abort(self, request_id: str) -> None:
+        """Abort a request, waiting or running (from any thread). Unknown ids are ignored."""
+        with self._cond:
+            if request_id in self._active_ids and not self._closing:  # shutting down ends them anyway
+                self._aborts.add(request_id)
+                self._cond.notify()
+
+    def snapshot(self) -> EngineSnapshot:
+        """State as of the loop's latest iteration, plus requests submitted since; cheap, from any thread."""
+        snapshot, submitted = self._snapshot, len(self._adds)
+        return replace(snapshot, waiting=snapshot.waiting + submitted) if submitted else snapshot
+
+    def subscribe(
+        self, on_step: StepListener | None = None, on_request: RequestListener | None = None
+    ) -> Callable[[], None]:
+        """Call `on_step(StepStats)` after every model step and `on_request(RequestOutput)` when a
+        request finishes, on the loop thread (keep them quick). Returns an unsubscribe function."""
+        with self._cond:
+            if on_step is not None:
+                self._step_listeners += (on_step,)
+            if on_request is not None:
+                self._request_listeners += (on_request,)
+
+        def unsubscribe() -> None:
+            with self._cond:
+                self._step_listeners = tuple(f for f in self._step_listeners if f is not on_step)
+                self._request_listeners = tuple(f for f in self._request_listeners if f is not on_request)
+
+        return unsubscribe
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Stop the loop; unfinished requests end with `EngineClosed`."""
+        with self._cond:
+            self._closing = True
+            self._cond.notify()
+        self._thread.join(timeout)
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # ---- front end → loop thread ----
+
+    def _submit(
+        self,
+        prompt_token_ids: Sequence[int],
+        params: SamplingParams | None,
+        request_id: str | None,
+        queue_timeout_s: float | None,
+        sink: Sink,
+        stream: bool,
+    ) -> str:
+        params = params or SamplingParams()
+        prompt = validate_prompt(prompt_token_ids, params, self.model_config.vocab_size, self.model_config.n_ctx)
+        timeout = self.config.queue_timeout_s if queue_timeout_s is None else queue_timeout_s
+        now = self._clock()
+        deadline = None if timeout is None or math.isinf(timeout) else now + timeout
+        with self._cond:
+            if self._closing:
+                raise EngineClosed("the engine is shut down")
+            waiting = len(self._adds) + self._queued_in_core
+            if waiting >= self.config.max_waiting:
+                raise Overloaded(f"{waiting} requests are already waiting (the limit); try again shortly")
+            request_id = f"req-{next(self._ids)}" if request_id is None else request_id
+            if request_id in self._active_ids:
+                raise InvalidRequest(f"request id {request_id!r} is already in flight; ids must be unique")
+            self._active_ids.add(request_id)
+            self._adds.append(Request(request_id, prompt, params, now, deadline=deadline, stream=stream, sink=sink))
+            self._cond.notify()
+        return request_id
+
+    def _wake(self) -> None:
+        with self._cond:
+            self._cond.notify()
+
+    # ---- the loop thread ----
+
+    def _run(self) -> None:
+        core = self._core
+        while True:
+            with self._cond:
+                adds, self._adds = self._adds, []
+                aborts, self._aborts = self._aborts, set()
+                closing = self._closing
+                self._queued_in_core += len(adds)
+            start, start_cpu = time.perf_counter(), time.thread_time()
+            for request in adds:
+                core.add_request(request)
+            if closing:
+                break
+            try:
+                events, steps = self._iterate(aborts)
+            except Exception:  # a bug, not a model failure: fail what is in flight and keep serving
+                logger.exception("engine loop iteration failed; failing every request in flight")
+                events, steps = core.abort_all(InternalError("the engine failed; please retry")), []
+            if events or steps or adds:
+                self._publish(events, steps, time.perf_counter() - start, time.thread_time() - start_cpu)
+                continue
+            with self._cond:
+                if not (self._adds or self._aborts or self._closing or core.ready()):
+                    wake = core.wake_time()
+                    self._cond.wait(None if wake is None else max(wake - self._clock(), 0.0))
+        self._shut_down()
+
+    def _iterate(self, aborts: set[str]) -> tuple[list[Event], list[StepStats]]:
+        """Apply aborts, then run one step if there is work."""
+        core = self._core
+        if aborts:
+            aborted = [event for request_id in aborts for event in core.abort_request(request_id)]
+            self._publish(aborted, [], 0.0, 0.0)  # the freed slots show before the next step runs
+        if not core.ready():
+            return [], []
+        result = core.step()
+        return result.events, result.steps
+
+    def _shut_down(self) -> None:
+        core = self._core
+        events = core.abort_all(EngineClosed("the engine shut down before the request finished"))
+        core.close()
+        result = core.step()  # threads: retire what the stopped workers hand back
+        self._publish(events + result.events, result.steps, 0.0, 0.0)
+
+    def _publish(self, events: list[Event], steps: list[StepStats], busy_s: float, busy_cpu_s: float) -> None:
+        """Hand events to their event loops (one call per loop), update totals and listeners."""
+        batches: dict[asyncio.AbstractEventLoop, list[tuple[Sink, TokenEvent | RequestOutput]]] = {}
+        finished: list[RequestOutput] = []
+        for request, event in events:
+            if isinstance(event, RequestOutput):
+                finished.append(event)
+            sink = request.sink
+            if isinstance(sink, Sink):
+                batches.setdefault(sink.loop, []).append((sink, event))
+        self._totals.add(steps, finished, busy_s, busy_cpu_s)
+        with self._cond:
+            self._active_ids.difference_update(o.request_id for o in finished)
+            self._queued_in_core = self._core.num_waiting
+        self._snapshot = self._take_snapshot()
+        # After the bookkeeping, so a caller that has its output also sees its slot freed.
+        for loop, batch in batches.items():
+            try:
+                loop.call_soon_threadsafe(deliver, batch)
+            except RuntimeError:  # that event loop is closed: its callers are gone
+                logger.debug("dropped %d events for a closed event loop", len(batch))
+        self._notify(self._step_listeners, steps)
+        self._notify(self._request_listeners, finished)
+
+    @staticmethod
+    def _notify(listeners: tuple[Callable, ...], items: list) -> None:
+        for listener in listeners:
+            for item in items:
+                try:
+                    listener(item)
+                except Exception:  # a broken listener must not stop the engine
+                    logger.exception("engine listener %r failed", listener)
+
+    def _deliver_token_now(self, request: Request, event: TokenEvent) -> None:
+        """Threads policy: a worker streams its token without waiting for the loop thread."""
+        sink = request.sink
+        if isinstance(sink, Sink):
+            try:
+                sink.loop.call_soon_threadsafe(deliver, [(sink, event)])
+            except RuntimeError:
+                pass
+
+    def _take_snapshot(self) -> EngineSnapshot:
+        core, totals = self._core, self._totals
+        return EngineSnapshot(
+            policy=str(self.config.policy),
+            running=core.num_running,
+            waiting=core.num_waiting,
+            slots_used=core.pool.num_used,
+            slots_total=core.pool.num_total,
+            **vars(totals),
+        )

@@ -1,0 +1,296 @@
+"""Schedulers decide, before every step, which requests run; they never touch arrays.
+
+`schedule()` → `SchedulerOutput` (ids and ints) → the runner runs the model →
+`update_from_output()` records the sampled tokens and retires finished requests.
+
+* `none`: one request at a time, first come first served.
+* `static`: gather up to `max_batch` requests (or whatever arrived within `max_wait_ms`),
+  then run that batch until every member has finished; early finishers keep their slot
+  and get their result only when the batch ends, and nobody joins a running batch.
+* `continuous`: every step admits waiting requests into free slots (their prompts bounded
+  by `prefill_token_budget`), decodes one token for every running request, and retires
+  finished requests at once.
+
+The `threads` policy runs requests on worker threads instead (see `threads.py`).
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections import deque
+from dataclasses import dataclass, field
+
+from corrige.engine.config import EngineConfig, Policy
+from corrige.engine.errors import DeadlineExceeded, EngineError
+from corrige.engine.kv_cache import SlotPool
+from corrige.engine.request import FinishReason, Request, RequestStatus
+
+
+def _slot_of(request: Request) -> int:
+    return request.slot
+
+
+@dataclass(slots=True)
+class SchedulerOutput:
+    """What to run in one step. Rows are the prefills first, then the decodes."""
+
+    step_id: int
+    prefill_ids: list[str] = field(default_factory=list)
+    prefill_slots: list[int] = field(default_factory=list)
+    num_prefill_tokens: int = 0
+    decode_ids: list[str] = field(default_factory=list)
+    decode_slots: list[int] = field(default_factory=list)
+    decode_positions: list[int] = field(default_factory=list)  # where each decode token goes
+    decode_tokens: list[int] = field(default_factory=list)  # the token each decode row feeds
+
+    @property
+    def row_ids(self) -> list[str]:
+        return self.prefill_ids + self.decode_ids
+
+    @property
+    def batch_size(self) -> int:
+        return len(self.prefill_ids) + len(self.decode_ids)
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.prefill_ids and not self.decode_ids
+
+    def add_prefill(self, request: Request) -> None:
+        self.prefill_ids.append(request.request_id)
+        self.prefill_slots.append(request.slot)
+        self.num_prefill_tokens += len(request.prompt_token_ids)
+
+    def add_decode(self, request: Request) -> None:
+        self.add_decodes([request])
+
+    def add_decodes(self, requests: list[Request]) -> None:
+        """Each request feeds its latest token at the next position (list comprehensions: this
+        runs for every running request on every step)."""
+        self.decode_ids += [r.request_id for r in requests]
+        self.decode_slots += [r.slot for r in requests]
+        self.decode_positions += [len(r.prompt_token_ids) + len(r.output_token_ids) - 1 for r in requests]
+        self.decode_tokens += [r.output_token_ids[-1] for r in requests]
+
+
+class Scheduler(ABC):
+    """Waiting queue, running set and the slot pool; used from one thread only."""
+
+    def __init__(self, config: EngineConfig, pool: SlotPool, n_ctx: int) -> None:
+        self.config = config
+        self.pool = pool
+        self.n_ctx = n_ctx
+        self.capacity = min(config.batch_capacity, pool.num_total)
+        self.waiting: deque[Request] = deque()
+        self.running: list[Request] = []
+        self.requests: dict[str, Request] = {}  # every unfinished request, waiting or running
+        self._next_deadline = math.inf  # no waiting request expires before this
+        self._step_id = 0
+
+    @property
+    def num_waiting(self) -> int:
+        return len(self.waiting)
+
+    @property
+    def num_running(self) -> int:
+        return len(self.running)
+
+    def has_unfinished(self) -> bool:
+        return bool(self.requests)
+
+    def add_request(self, request: Request) -> None:
+        self.waiting.append(request)
+        self.requests[request.request_id] = request
+        if request.deadline is not None:
+            self._next_deadline = min(self._next_deadline, request.deadline)
+
+    def abort_request(self, request_id: str, now: float) -> list[Request]:
+        """Abort one request, waiting or running; returns the requests that finished."""
+        request = self.requests.get(request_id)
+        if request is None:
+            return []
+        if request.status is RequestStatus.WAITING:
+            self.waiting.remove(request)
+            self._finish(request, FinishReason.ABORT, now)
+            return [request]
+        self.running.remove(request)
+        self._finish(request, FinishReason.ABORT, now)
+        return [request, *self._after_removal(now)]
+
+    def abort_all(self, now: float, error: EngineError) -> list[Request]:
+        """Fail every unfinished request (shutdown)."""
+        finished = list(self.requests.values())
+        for request in finished:
+            self._finish(request, FinishReason.ERROR, now, error)
+        self.waiting.clear()
+        self.running.clear()
+        return finished
+
+    def expire_waiting(self, now: float) -> list[Request]:
+        """Fail the waiting requests whose queue deadline has passed."""
+        if now < self._next_deadline:
+            return []
+        expired = [r for r in self.waiting if r.deadline is not None and r.deadline <= now]
+        if expired:
+            self.waiting = deque(r for r in self.waiting if r.deadline is None or r.deadline > now)
+        for request in expired:
+            limit = request.deadline - request.arrival_time
+            error = DeadlineExceeded(
+                f"the request waited {now - request.arrival_time:.2f} s for the model (limit {limit:.2f} s); "
+                "the server is busy, try again shortly"
+            )
+            self._finish(request, FinishReason.ERROR, now, error)
+        self._next_deadline = min((r.deadline for r in self.waiting if r.deadline is not None), default=math.inf)
+        return expired
+
+    def fail(self, output: SchedulerOutput, error: EngineError, now: float) -> list[Request]:
+        """The model raised during this step: fail the requests it was running."""
+        failed = [self.requests[rid] for rid in output.row_ids if rid in self.requests]
+        for request in failed:
+            self.running.remove(request)
+            self._finish(request, FinishReason.ERROR, now, error)
+        return failed + self._after_removal(now)
+
+    def ready(self, now: float) -> bool:
+        """Would a step now do anything (run the model or expire a deadline)?"""
+        # A running batch always has a member still generating (static releases a batch when none is).
+        return now >= self._next_deadline or bool(self.running) or self._can_admit(now)
+
+    def wake_time(self) -> float | None:
+        """When, with no new input, a step could next have work (a deadline or a batch window)."""
+        return None if math.isinf(self._next_deadline) else self._next_deadline
+
+    @abstractmethod
+    def schedule(self, now: float) -> SchedulerOutput: ...
+
+    @abstractmethod
+    def update_from_output(self, output: SchedulerOutput, sampled: list[int], now: float) -> list[Request]:
+        """Record one sampled token per row; returns the requests that finished."""
+
+    def _can_admit(self, now: float) -> bool:
+        return bool(self.waiting) and len(self.running) < self.capacity and self.pool.num_free > 0
+
+    def _admit(self, request: Request, now: float) -> None:
+        request.slot = self.pool.allocate(request.request_id)
+        request.status = RequestStatus.RUNNING
+        request.scheduled_time = now
+        self.running.append(request)
+
+    def _finish(self, request: Request, reason: FinishReason, now: float, error: EngineError | None = None) -> None:
+        """The only way out: frees the slot (if any) and forgets the request."""
+        if request.slot is not None:
+            self.pool.free(request.slot)
+            request.slot = None
+        del self.requests[request.request_id]
+        request.finish(reason, now, error)
+
+    def _after_removal(self, now: float) -> list[Request]:
+        """Hook after a running request left early (abort, error); static may end its batch."""
+        return []
+
+    def _pack(self, decoders: list[Request]) -> list[Request]:
+        """Move `decoders` into slots 0..k-1 and sort them by slot, so the runtime reads their
+        cache as one slice instead of gathering scattered slots (see `SlotPool.swap`)."""
+        k = len(decoders)
+        misplaced = [r for r in decoders if r.slot >= k]
+        if misplaced:
+            taken = {r.slot for r in decoders if r.slot < k}
+            targets = [s for s in range(k) if s not in taken]  # as many as misplaced
+            for request, target in zip(misplaced, targets, strict=True):
+                occupant = self.pool.owner(target)  # free, or a static batch's early finisher
+                if occupant is not None:
+                    self.requests[occupant].slot = request.slot
+                self.pool.swap(request.slot, target)
+                request.slot = target
+        return sorted(decoders, key=_slot_of)
+
+    def _next_step(self) -> SchedulerOutput:
+        self._step_id += 1
+        return SchedulerOutput(step_id=self._step_id)
+
+
+class ContinuousScheduler(Scheduler):
+    """Iteration-level scheduling: join and leave between any two decode steps."""
+
+    def schedule(self, now: float) -> SchedulerOutput:
+        output = self._next_step()
+        self.running = self._pack(self.running)
+        output.add_decodes(self.running)
+        budget = self.config.prefill_token_budget
+        while self._can_admit(now):
+            prompt_len = len(self.waiting[0].prompt_token_ids)
+            if output.prefill_ids and output.num_prefill_tokens + prompt_len > budget:
+                break  # the first prompt always fits, so a long prompt cannot starve
+            request = self.waiting.popleft()
+            self._admit(request, now)
+            output.add_prefill(request)
+        return output
+
+    def update_from_output(self, output: SchedulerOutput, sampled: list[int], now: float) -> list[Request]:
+        finished = []
+        for request_id, token in zip(output.row_ids, sampled, strict=True):
+            request = self.requests[request_id]
+            reason = request.append_token(token, now, self.n_ctx)
+            if reason is not None:
+                self._finish(request, reason, now)
+                finished.append(request)
+        if finished:
+            self.running = [r for r in self.running if r.status is RequestStatus.RUNNING]
+        return finished
+
+
+class NoBatchingScheduler(ContinuousScheduler):
+    """The naive baseline: capacity 1, so each request runs alone, in arrival order."""
+
+
+class StaticScheduler(Scheduler):
+    """Batch-level scheduling: a batch forms, runs to its slowest member, then the next forms."""
+
+    def schedule(self, now: float) -> SchedulerOutput:
+        output = self._next_step()
+        if self.running:
+            output.add_decodes(self._pack([r for r in self.running if r.generating]))
+            return output
+        if self._batch_ready(now):
+            for _ in range(min(self.capacity, len(self.waiting), self.pool.num_free)):
+                request = self.waiting.popleft()
+                self._admit(request, now)
+                output.add_prefill(request)
+        return output
+
+    def update_from_output(self, output: SchedulerOutput, sampled: list[int], now: float) -> list[Request]:
+        for request_id, token in zip(output.row_ids, sampled, strict=True):
+            request = self.requests[request_id]
+            # An early finisher stops generating but keeps its slot until the batch ends.
+            request.finish_reason = request.append_token(token, now, self.n_ctx)
+        return self._after_removal(now)
+
+    def _after_removal(self, now: float) -> list[Request]:
+        if any(r.generating for r in self.running):
+            return []
+        batch, self.running = self.running, []
+        for request in batch:
+            self._finish(request, request.finish_reason, now)  # everyone's finish time is the batch's end
+        return batch
+
+    def _can_admit(self, now: float) -> bool:
+        return not self.running and self._batch_ready(now)
+
+    def _batch_ready(self, now: float) -> bool:
+        if not self.waiting or self.pool.num_free == 0:
+            return False
+        full = len(self.waiting) >= self.capacity
+        return full or now - self.waiting[0].arrival_time >= self.config.max_wait_ms / 1000
+
+    def wake_time(self) -> float | None:
+        times = [t for t in (super().wake_time(),) if t is not None]
+        if self.waiting and not self.running:
+            times.append(self.waiting[0].arrival_time + self.config.max_wait_ms / 1000)
+        return min(times, default=None)
+
+
+def make_scheduler(config: EngineConfig, pool: SlotPool, n_ctx: int) -> Scheduler:
+    schedulers = {Policy.NONE: NoBatchingScheduler, Policy.STATIC: StaticScheduler}
+    if config.policy is Policy.THREADS:
+        raise ValueError("the threads policy has no step scheduler; use ThreadPoolCore")
+    return schedulers.get(config.policy, ContinuousScheduler)(config, pool, n_ctx)

@@ -1,0 +1,1 @@
+from engine_support import gate, poison  # noqa: F401  (fixtures)
