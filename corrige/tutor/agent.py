@@ -109,7 +109,9 @@ class Tutor:
     def max_new_tokens_for(self, prompt_len: int) -> int:
         return min(self.config.max_new_tokens, self.n_ctx - prompt_len)
 
-    def interpret(self, sentence: str, token_ids: Sequence[int], logprobs: Sequence[float], prompt_tokens: int = 0) -> Correction:
+    def interpret(
+        self, sentence: str, token_ids: Sequence[int], logprobs: Sequence[float], prompt_tokens: int = 0
+    ) -> Correction:
         """Turn the generated tokens into a `Correction`, abstaining when the output is not trustworthy."""
         source, added_stop = normalize_sentence(sentence)
         tok = self.tokenizer
@@ -161,7 +163,9 @@ class Tutor:
             gens = greedy_generate_scored(
                 self.weights, cache, prompts, self.config.max_new_tokens, eos_id=self.tokenizer.special.eos
             )
-            results += [self.interpret(s, g.tokens, g.logprobs, len(p)) for s, g, p in zip(chunk, gens, prompts, strict=True)]
+            results += [
+                self.interpret(s, g.tokens, g.logprobs, len(p)) for s, g, p in zip(chunk, gens, prompts, strict=True)
+            ]
         return results
 
 

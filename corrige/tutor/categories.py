@@ -1,0 +1,68 @@
+"""The learner-error categories: ids, Spanish labels and CEFR levels.
+
+Kept free of imports so that the target format, the edit alignment and the error generators can
+all share one source of truth without import cycles. The label is what the tutor writes in the
+gloss, so labels must be unique and must not contain ":", ";" or " / " (the gloss separators).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Category:
+    """One kind of learner error, as the tutor names it."""
+
+    id: str
+    label: str
+    level: str
+    description: str
+
+
+CATEGORIES: tuple[Category, ...] = (
+    Category("past_irregular", "pasado irregular", "A2", "goed, buyed, teached"),
+    Category("third_person", "tercera persona", "A1", "he go, she don't, it have"),
+    Category("a_an", "artículo a/an", "A1", "a apple, an car"),
+    Category("profession_article", "artículo con profesión", "A1", "I am teacher"),
+    Category("generic_the", "artículo genérico", "A2", "The life is hard, play the football"),
+    Category("age_have", "edad con be", "A1", "I have 20 years"),
+    Category("adjective_plural", "adjetivo sin plural", "A1", "reds cars"),
+    Category("adjective_order", "orden del adjetivo", "A1", "a car red"),
+    Category("missing_subject", "falta el sujeto", "A1", "Is raining"),
+    Category("double_negation", "doble negación", "A2", "I don't know nothing"),
+    Category("comparative", "comparativo", "A2", "more big, more better, the most big"),
+    Category("preposition", "preposición", "A2", "married with, depend of, in Monday"),
+    Category("verb_pattern", "patrón verbal", "B1", "I am agree, explain me, enjoy to read"),
+    Category("collocation", "colocación", "B1", "make a photo, do a mistake"),
+    Category("uncountable", "incontable", "A2", "advices, informations"),
+    Category("there_is_plural", "there is/are", "A1", "There is two cats"),
+    Category("purpose_for", "finalidad", "A2", "for to buy, for buy"),
+    Category("present_perfect", "presente perfecto", "B1", "I live here since 2015"),
+    Category("past_marker", "tiempo pasado", "A2", "Yesterday I go"),
+    Category("question_no_do", "falta el auxiliar", "A1", "Where you live?"),
+    Category("question_order", "orden de la pregunta", "A2", "What means this?, Where she is?"),
+    Category("possessive_his_her", "posesivo his/her", "A1", "Carlos loves her mother"),
+    Category("capitalisation", "mayúscula", "A1", "on monday, I speak english"),
+    Category("people_plural", "people es plural", "A2", "People is friendly"),
+    Category("adverb_position", "posición del adverbio", "A2", "I like very much football"),
+)
+
+CATEGORY_IDS: tuple[str, ...] = tuple(c.id for c in CATEGORIES)
+BY_ID: dict[str, Category] = {c.id: c for c in CATEGORIES}
+BY_LABEL: dict[str, Category] = {c.label: c for c in CATEGORIES}
+LABELS: dict[str, str] = {c.id: c.label for c in CATEGORIES}
+
+OTHER = "other"
+"""Category given to an edit that no gloss item explains."""
+
+
+def label_of(category_id: str) -> str:
+    """Spanish label for a category id (KeyError for unknown ids, so typos fail loudly)."""
+    return BY_ID[category_id].label
+
+
+def id_of(label: str) -> str:
+    """Category id for a label as written in a gloss; unknown labels map to ``OTHER``."""
+    category = BY_LABEL.get(label.strip())
+    return category.id if category else OTHER

@@ -1,0 +1,192 @@
+"""Word-level edits between a learner sentence and its correction.
+
+Edits are what the metrics count (M2-style: an edit is its source span plus its replacement),
+so the reference and the prediction must be aligned the same way: both go through
+``diff_edits``. Conventions:
+
+* tokens are words (apostrophes inside words kept: "don't", "o'clock") and punctuation marks;
+* a pure insertion or deletion is widened to the neighbouring word (the next one, or the
+  previous one before final punctuation), so every edit has a non-empty original and
+  replacement, as in the gloss (``teacher → a teacher``);
+* edits that touch or overlap after widening are merged, so a swap is one edit
+  (``car red → red car``).
+
+Offsets are character offsets into the source; ``source[start:end] == original``. Applying the
+edits gives the corrected sentence whenever the two sentences space their unchanged words the
+same way (always true for generated data).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from corrige.tutor.categories import OTHER
+from corrige.tutor.format import split_gloss
+
+_TOKEN = re.compile(r"\w+(?:['’]\w+)*|[^\w\s]")
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace ``source[start:end]`` (== ``original``) by ``replacement``."""
+
+    start: int
+    end: int
+    original: str
+    replacement: str
+    category: str = OTHER
+
+    @property
+    def key(self) -> tuple[int, int, str]:
+        """Identity used when comparing edits (category ignored)."""
+        return (self.start, self.end, self.replacement)
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    start: int
+    end: int
+
+    @property
+    def is_word(self) -> bool:
+        return self.text[0].isalnum() or self.text[0] == "_"
+
+
+def tokenize(text: str) -> list[Token]:
+    """Words and punctuation marks with their character offsets."""
+    return [Token(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+
+
+def apply_edits(source: str, edits: Iterable[Edit]) -> str:
+    """Apply non-overlapping edits (any order) to ``source``."""
+    out = source
+    for e in sorted(edits, key=lambda e: e.start, reverse=True):
+        out = out[: e.start] + e.replacement + out[e.end :]
+    return out
+
+
+def _widen(span: list[int], a: Sequence[Token]) -> list[int]:
+    """Give an empty side of a change a neighbouring unchanged token (see module docstring).
+
+    The next word is preferred; before punctuation (or at the end) the previous token is
+    used instead, so that no space is left dangling before the punctuation mark.
+    """
+    i1, i2, j1, j2 = span[:4]
+    if i1 < i2 and j1 < j2:
+        return span
+    if i2 < len(a) and (a[i2].is_word or i1 == 0):
+        return [i1, i2 + 1, j1, j2 + 1, *span[4:]]
+    if i1 > 0:
+        return [i1 - 1, i2, j1 - 1, j2, *span[4:]]
+    return span  # both sentences are this change alone
+
+
+def _align(a: Sequence[Token], b: Sequence[Token], source: str,
+           corrected: str) -> list[list[int]]:
+    """Changed token ranges ``[i1, i2, j1, j2, core1, core2]``: source range, corrected range
+    and the source range before widening (used to match gloss items)."""
+    words_a = [t.text for t in a]
+    words_b = [t.text for t in b]
+    matcher = difflib.SequenceMatcher(None, words_a, words_b, autojunk=False)
+    spans = [_widen([i1, i2, j1, j2, i1, i2], a)
+             for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+    spans = [_fit_spacing(span, a, b, source, corrected) for span in _merge(spans)]
+    return _merge(spans)
+
+
+def _merge(spans: list[list[int]]) -> list[list[int]]:
+    """Merge spans that touch or overlap (in the source)."""
+    merged: list[list[int]] = []
+    for span in spans:
+        if merged and span[0] <= merged[-1][1]:
+            last = merged[-1]
+            merged[-1] = [min(last[k], span[k]) if k % 2 == 0 else max(last[k], span[k])
+                          for k in range(6)]
+        else:
+            merged.append(span)
+    return merged
+
+
+def _gap(tokens: Sequence[Token], k: int, text: str) -> str:
+    """The text between token ``k - 1`` and token ``k`` (from/to the text edges)."""
+    start = tokens[k - 1].end if k > 0 else 0
+    end = tokens[k].start if k < len(tokens) else len(text)
+    return text[start:end]
+
+
+def _fit_spacing(span: list[int], a: Sequence[Token], b: Sequence[Token], source: str,
+                 corrected: str) -> list[int]:
+    """Grow a span over unchanged tokens until the spacing just outside it is the same in
+    both sentences, so that replacing it reproduces the corrected sentence (an inserted
+    comma attaches to the previous word: "I I" → "I, I", not "I" → ", I")."""
+    i1, i2, j1, j2 = span[:4]
+    while True:
+        if _gap(a, i1, source) != _gap(b, j1, corrected) and i1 > 0 and j1 > 0:
+            i1, j1 = i1 - 1, j1 - 1
+        elif _gap(a, i2, source) != _gap(b, j2, corrected) and i2 < len(a) and j2 < len(b):
+            i2, j2 = i2 + 1, j2 + 1
+        else:
+            return [i1, i2, j1, j2, *span[4:]]
+
+
+def _char_span(tokens: Sequence[Token], i1: int, i2: int, text: str) -> tuple[int, int]:
+    if i1 < i2:
+        return tokens[i1].start, tokens[i2 - 1].end
+    pos = tokens[i1].start if i1 < len(tokens) else len(text)
+    return pos, pos
+
+
+def diff_edits(source: str, corrected: str, gloss: str | None = None) -> list[Edit]:
+    """Edits turning ``source`` into ``corrected``, categorised from ``gloss`` when given.
+
+    An edit takes the category of a gloss item whose original words occur in the source
+    where the edit is (overlapping it, or at its edge for an insertion). Items not yet used
+    are preferred, so two identical items go to two edits; else ``other``.
+    """
+    a, b = tokenize(source), tokenize(corrected)
+    if [t.text for t in a] == [t.text for t in b]:
+        return []
+    occurrences = _occurrences(a, gloss) if gloss else []
+    used: set[int] = set()
+    edits = []
+    for i1, i2, j1, j2, c1, c2 in _align(a, b, source, corrected):
+        start, end = _char_span(a, i1, i2, source)
+        rstart, rend = _char_span(b, j1, j2, corrected)
+        hits = [(k, cat) for (k, s, e, cat) in occurrences if _touches(c1, c2, s, e)]
+        fresh = [h for h in hits if h[0] not in used]
+        k, category = (fresh or hits or [(-1, OTHER)])[0]
+        used.add(k)
+        edits.append(Edit(start, end, source[start:end], corrected[rstart:rend], category))
+    return edits
+
+
+def _touches(c1: int, c2: int, s: int, e: int) -> bool:
+    """Does the changed source range ``[c1, c2)`` (empty for an insertion) belong to the gloss
+    item found at ``[s, e)``? Overlap, or an insertion at its edge (has → has had)."""
+    if c1 == c2:
+        return s <= c1 <= e
+    return c1 < e and s < c2
+
+
+def _occurrences(a: Sequence[Token], gloss: str) -> list[tuple[int, int, int, str]]:
+    """(item index, start, end, category) for every place each gloss item's original words
+    occur in the source tokens (case-insensitive only when there is no exact occurrence)."""
+    words = [t.text for t in a]
+    lowered = [w.lower() for w in words]
+    found = []
+    for k, item in enumerate(split_gloss(gloss)):
+        target = [t.text for t in tokenize(item.original)]
+        if not target:
+            continue
+        starts = _find_all(words, target) or _find_all(lowered, [w.lower() for w in target])
+        found.extend((k, i, i + len(target), item.category) for i in starts)
+    return found
+
+
+def _find_all(words: Sequence[str], target: Sequence[str]) -> list[int]:
+    n = len(target)
+    return [i for i in range(len(words) - n + 1) if list(words[i : i + n]) == list(target)]

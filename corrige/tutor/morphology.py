@@ -1,0 +1,126 @@
+"""English inflection for the grammar: articles, verb forms, plurals and comparison.
+
+Irregular forms come from ``lexicon``; regular ones follow the spelling rules a learner is
+taught (study → studies, stop → stopped, big → bigger), so every form the generator writes is
+one a teacher would accept.
+"""
+
+from __future__ import annotations
+
+from corrige.tutor import lexicon as lx
+
+_AN_EXCEPTIONS = ("hour", "honest", "honour")
+_A_EXCEPTIONS = ("uni", "use", "usu", "euro", "one", "uk")
+
+
+def article_for(word: str) -> str:
+    """ "a" or "an" by sound, with the spelling exceptions learners meet first."""
+    w = word.lower()
+    if w.startswith(_AN_EXCEPTIONS):
+        return "an"
+    if w.startswith(_A_EXCEPTIONS):
+        return "a"
+    return "an" if w[:1] in "aeiou" else "a"
+
+
+def _ends_consonant_y(word: str) -> bool:
+    return len(word) > 1 and word.endswith("y") and word[-2] not in "aeiou"
+
+
+def third_person(lemma: str) -> str:
+    irregular = {"have": "has", "do": "does", "go": "goes", "be": "is"}
+    if lemma in irregular:
+        return irregular[lemma]
+    if lemma.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return lemma + "es"
+    if _ends_consonant_y(lemma):
+        return lemma[:-1] + "ies"
+    return lemma + "s"
+
+
+def past(lemma: str) -> str:
+    if lemma in lx.IRREGULAR:
+        return lx.IRREGULAR[lemma][0]
+    if lemma.endswith("e"):
+        return lemma + "d"
+    if _ends_consonant_y(lemma):
+        return lemma[:-1] + "ied"
+    if lemma in lx.DOUBLE_FINAL:
+        return lemma + lemma[-1] + "ed"
+    return lemma + "ed"
+
+
+def participle(lemma: str) -> str:
+    return lx.IRREGULAR[lemma][1] if lemma in lx.IRREGULAR else past(lemma)
+
+
+def gerund(lemma: str) -> str:
+    if lemma.endswith("ie"):
+        return lemma[:-2] + "ying"
+    if lemma.endswith("e") and not lemma.endswith(("ee", "ye")) and lemma != "be":
+        return lemma[:-1] + "ing"
+    if lemma in lx.DOUBLE_FINAL:
+        return lemma + lemma[-1] + "ing"
+    return lemma + "ing"
+
+
+def plural(noun: str) -> str:
+    if noun in lx.IRREGULAR_PLURALS:
+        return lx.IRREGULAR_PLURALS[noun]
+    if noun.endswith(("s", "sh", "ch", "x", "z")):
+        return noun + "es"
+    if _ends_consonant_y(noun):
+        return noun[:-1] + "ies"
+    return noun + "s"
+
+
+def comparative(adj: str) -> str:
+    if adj in lx.COMPARATIVE_IRREGULAR:
+        return lx.COMPARATIVE_IRREGULAR[adj]
+    if adj in lx.LONG_ADJECTIVES:
+        return "more " + adj
+    return _suffix(adj, "er")
+
+
+def superlative(adj: str) -> str:
+    if adj in lx.SUPERLATIVE_IRREGULAR:
+        return lx.SUPERLATIVE_IRREGULAR[adj]
+    if adj in lx.LONG_ADJECTIVES:
+        return "most " + adj
+    return _suffix(adj, "est")
+
+
+def _suffix(adj: str, suffix: str) -> str:
+    if adj.endswith("e"):
+        return adj + suffix[1:]
+    if _ends_consonant_y(adj):
+        return adj[:-1] + "i" + suffix
+    if adj in ("big", "hot", "sad", "thin", "fat", "wet"):
+        return adj + adj[-1] + suffix
+    return adj + suffix
+
+
+def verb_form(lemma: str, form: str) -> str:
+    """Inflect a (possibly phrasal) verb; only the first word inflects ("get up" -> "got up")."""
+    head, _, rest = lemma.partition(" ")
+    inflect = {"base": lambda v: v, "s3": third_person, "past": past, "part": participle,
+               "ing": gerund}[form]
+    word = inflect(head)
+    return f"{word} {rest}" if rest else word
+
+
+def present_form(lemma: str, person: str) -> str:
+    """Present simple form agreeing with the person ("be" included)."""
+    if lemma == "be":
+        return be_form("pres", person)
+    return verb_form(lemma, "s3" if person == "3s" else "base")
+
+
+def be_form(tense: str, person: str, neg: bool = False) -> str:
+    if tense == "past":
+        word = "was" if person in ("1s", "3s") else "were"
+    else:
+        word = {"1s": "am", "3s": "is"}.get(person, "are")
+    if neg and word != "am":
+        return word + "n't"
+    return word

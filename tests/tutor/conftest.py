@@ -1,0 +1,11 @@
+"""Shared fixtures for the tutor data tests: one small corpus per session, since generating
+it is the slow part."""
+
+import pytest
+
+from corrige.tutor.data import make_splits
+
+
+@pytest.fixture(scope="session")
+def splits():
+    return make_splits(seed=7, n_train=4000, n_dev=600, n_test=600)
