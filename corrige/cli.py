@@ -105,6 +105,95 @@ def correct(
             console.print(table)
 
 
+@app.command("eval")
+def eval_cmd(
+    model: Annotated[Path | None, typer.Option(help="Model directory (default: the bundled tutor).")] = None,
+    split: Annotated[str, typer.Option(help="Synthetic split: test or dev.")] = "test",
+    n: Annotated[int, typer.Option(help="Synthetic sentences to evaluate.")] = 2000,
+    realistic: Annotated[bool, typer.Option(help="Also evaluate the hand-written learner sentences.")] = True,
+    sweep: Annotated[bool, typer.Option(help="Compare abstention thresholds on the same generations.")] = False,
+    latency: Annotated[bool, typer.Option(help="Also time single corrections at batch 1.")] = True,
+    card: Annotated[bool, typer.Option(help="Write MODEL_CARD.md and eval.json into the model directory.")] = False,
+    min_token_prob: Annotated[float | None, typer.Option(help="Override the abstention threshold.")] = None,
+) -> None:
+    """Exact match, edit precision/recall/F0.5, false alarms, abstentions, per category."""
+    from dataclasses import asdict, replace
+
+    from rich.progress import Progress
+    from rich.table import Table
+
+    from corrige.tutor import assess
+    from corrige.tutor.agent import BUNDLED_MODEL, Tutor
+
+    tutor = Tutor.load(model)
+    if min_token_prob is not None:
+        tutor.config = replace(tutor.config, min_token_prob=min_token_prob)
+    sets = {f"synthetic {split}": assess.synthetic_items(split, n=n)}
+    if realistic:
+        sets["realistic (hand-written)"] = assess.realistic_items()
+    results: dict = {"sets": {}, "params": tutor.weights.cfg.num_params(),
+                     "command": "corrige eval " + ("--card" if card else "")}
+    summary = Table("set", "n", "exact", "P", "R", "F0.5", "false alarms", "abstain", title="tutor evaluation")
+    for name, items in sets.items():
+        with Progress(console=console, transient=True) as bar:
+            task = bar.add_task(name, total=len(items))
+            generated = assess.generate_all(tutor, items, on_batch=lambda k, t=task: bar.advance(t, k))
+        metrics = assess.score(generated, assess.interpret_all(tutor, generated))
+        results["sets"][name] = {k: v for k, v in asdict(metrics).items() if k != "per_category"}
+        if name.startswith("synthetic"):
+            results["per_category"] = {k: asdict(v) for k, v in metrics.per_category.items()}
+        summary.add_row(name, str(metrics.n), f"{metrics.exact_match:.3f}", f"{metrics.precision:.3f}",
+                        f"{metrics.recall:.3f}", f"{metrics.f05:.3f}", f"{metrics.false_alarm_rate:.3f}",
+                        f"{metrics.abstain_rate:.3f}")
+        if sweep:
+            table = Table(
+                "min token prob", "exact", "P", "F0.5", "false alarms", "abstain", title=f"threshold sweep: {name}"
+            )
+            for t, m in assess.threshold_sweep(tutor, generated, [0.0, 0.2, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7]).items():
+                table.add_row(f"{t:.2f}", f"{m.exact_match:.3f}", f"{m.precision:.3f}", f"{m.f05:.3f}",
+                              f"{m.false_alarm_rate:.3f}", f"{m.abstain_rate:.3f}")
+            console.print(table)
+    console.print(summary)
+    if "per_category" in results:
+        cats = Table("category", "sentences", "exact", "recall", "precision", title="per category (synthetic)")
+        for cat, c in sorted(results["per_category"].items()):
+            cats.add_row(
+                cat, str(c["sentences"]), f"{c['exact_match']:.3f}", f"{c['recall']:.3f}", f"{c['precision']:.3f}"
+            )
+        console.print(cats)
+    if latency:
+        sentences = [i.source for i in sets[f"synthetic {split}"][:100]]
+        results["latency"] = assess.correction_latency_ms(tutor, sentences)
+        lat = results["latency"]
+        console.print(f"batch-1 correction: p50 {lat['p50_ms']:.2f} ms, p95 {lat['p95_ms']:.2f} ms "
+                      f"({lat['mean_prompt_tokens']:.1f} tokens in, {lat['mean_completion_tokens']:.1f} out)")
+    if card:
+        from corrige.train.card import write_card
+
+        syn = results["sets"][f"synthetic {split}"]
+        targets = [
+            {"name": "synthetic exact match ≥ 0.90", "value": f"{syn['exact_match']:.3f}",
+             "met": syn["exact_match"] >= 0.9},
+            {"name": "synthetic edit F0.5 ≥ 0.90", "value": f"{syn['f05']:.3f}", "met": syn["f05"] >= 0.9},
+            {"name": "synthetic false alarms ≤ 2%", "value": f"{syn['false_alarm_rate']:.3f}",
+             "met": syn["false_alarm_rate"] <= 0.02},
+        ]
+        real = results["sets"].get("realistic (hand-written)")
+        if real:
+            targets += [
+                {"name": "realistic edit F0.5 ≥ 0.60", "value": f"{real['f05']:.3f}", "met": real["f05"] >= 0.6},
+                {"name": "realistic false alarms ≤ 5%", "value": f"{real['false_alarm_rate']:.3f}",
+                 "met": real["false_alarm_rate"] <= 0.05},
+            ]
+        if latency:
+            lat = results["latency"]
+            targets.append({"name": "batch-1 correction ≤ 8 ms (p50)", "value": f"{lat['p50_ms']:.2f} ms",
+                            "met": lat["p50_ms"] <= 8})
+        results["targets"] = targets
+        path = write_card(Path(model) if model else BUNDLED_MODEL, results)
+        console.print(f"[green]wrote[/] {path}")
+
+
 @bench_app.command("model")
 def bench_model(
     preset: Annotated[str, typer.Option(help="Model preset (random weights of that shape).")] = "seed",

@@ -49,6 +49,8 @@ PRESETS: dict[str, GPTConfig] = {
     "seed": GPTConfig(),
     # A wider, deeper tutor with room for longer sentences and multi-error glosses.
     "tutor": GPTConfig(vocab_size=1024, n_ctx=96, n_layer=4, n_head=4, n_embd=128),
+    # For the training smoke test: one small layer, but the tutor's window and a trainable vocab.
+    "smoke": GPTConfig(vocab_size=300, n_ctx=96, n_layer=1, n_head=2, n_embd=32),
     # For unit tests: fast, yet every path (several heads and layers) is exercised.
     "tiny": GPTConfig(vocab_size=97, n_ctx=32, n_layer=2, n_head=2, n_embd=16),
 }

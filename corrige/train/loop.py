@@ -158,8 +158,13 @@ def train(cfg: TrainConfig, out_dir: Path, resume: bool = False, on_step: StepCa
     model_cfg = model_cfg.with_(vocab_size=tok.vocab_size)
     train_set, dropped = encode_split(tok, splits["train"], model_cfg.n_ctx)
     dev_set, _ = encode_split(tok, splits["dev"], model_cfg.n_ctx)
-    log.info("data ready in %.1fs: %d train, %d dev (%d too long dropped)", time.perf_counter() - t0,
-             len(train_set), len(dev_set), dropped)
+    log.info(
+        "data ready in %.1fs: %d train, %d dev (%d too long dropped)",
+        time.perf_counter() - t0,
+        len(train_set),
+        len(dev_set),
+        dropped,
+    )
     dev_batches = [make_batch(dev_set[i : i + 256], tok.special.pad) for i in range(0, min(len(dev_set), 2048), 256)]
 
     model = TorchGPT(model_cfg)
@@ -167,7 +172,8 @@ def train(cfg: TrainConfig, out_dir: Path, resume: bool = False, on_step: StepCa
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
     opt = torch.optim.AdamW(
         [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
-        lr=cfg.lr, betas=(0.9, 0.98),
+        lr=cfg.lr,
+        betas=(0.9, 0.98),
     )
     step, spent_minutes = 0, 0.0
     ckpt = out_dir / "checkpoint.pt"
@@ -214,17 +220,30 @@ def train(cfg: TrainConfig, out_dir: Path, resume: bool = False, on_step: StepCa
         if on_step:
             on_step(step, loss_ema, progress)
         if step % cfg.eval_every == 0:
-            point = EvalPoint(step, dev_loss(model, dev_batches),
-                              dev_exact_match(model, tok, splits["dev"], model_cfg.n_ctx, cfg.eval_examples), minutes)
+            point = EvalPoint(
+                step,
+                dev_loss(model, dev_batches),
+                dev_exact_match(model, tok, splits["dev"], model_cfg.n_ctx, cfg.eval_examples),
+                minutes,
+            )
             history.append(point)
-            log.info("step %d: train loss %.4f, dev loss %.4f, dev exact %.3f", step, loss_ema, point.dev_loss,
-                     point.dev_exact)
+            log.info(
+                "step %d: train loss %.4f, dev loss %.4f, dev exact %.3f",
+                step,
+                loss_ema,
+                point.dev_loss,
+                point.dev_exact,
+            )
         if step % cfg.checkpoint_every == 0:
             _save_checkpoint(ckpt, model, opt, step, (time.perf_counter() - start) / 60, history)
 
     minutes = (time.perf_counter() - start) / 60
-    final = EvalPoint(step, dev_loss(model, dev_batches),
-                      dev_exact_match(model, tok, splits["dev"], model_cfg.n_ctx, cfg.eval_examples), minutes)
+    final = EvalPoint(
+        step,
+        dev_loss(model, dev_batches),
+        dev_exact_match(model, tok, splits["dev"], model_cfg.n_ctx, cfg.eval_examples),
+        minutes,
+    )
     history.append(final)
     log.info("done: %d steps in %.1f min, dev exact %.3f", step, minutes, final.dev_exact)
     _save_checkpoint(ckpt, model, opt, step, minutes, history)
@@ -235,8 +254,16 @@ def train(cfg: TrainConfig, out_dir: Path, resume: bool = False, on_step: StepCa
 
 def _save_checkpoint(path: Path, model, opt, step: int, minutes: float, history: list[EvalPoint]) -> None:
     tmp = path.with_suffix(".tmp")
-    torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "step": step, "minutes": minutes,
-                "history": [asdict(h) for h in history]}, tmp)
+    torch.save(
+        {
+            "model": model.state_dict(),
+            "optimizer": opt.state_dict(),
+            "step": step,
+            "minutes": minutes,
+            "history": [asdict(h) for h in history],
+        },
+        tmp,
+    )
     tmp.replace(path)  # atomic: a crash mid-write leaves the previous checkpoint
 
 

@@ -1,0 +1,103 @@
+"""The tutor's interpretation of model outputs: corrections, edits and honest abstentions."""
+
+import math
+
+import pytest
+
+from corrige.model import preset
+from corrige.model.numpy_gpt import prepare
+from corrige.model.weights import random_params
+from corrige.tokenizer import BPETokenizer
+from corrige.tutor.agent import BUNDLED_MODEL, Tutor, TutorConfig, normalize_sentence, rewrite_share
+from corrige.tutor.codec import PromptTooLong
+
+CORPUS = [
+    "Yesterday I goed to the store. / pasado irregular: goed → went",
+    "Yesterday I went to the store. / sin errores",
+    "She go to school every day. / tercera persona: go → goes",
+] * 30
+
+
+@pytest.fixture(scope="module")
+def tutor() -> Tutor:
+    cfg = preset("smoke")
+    tok = BPETokenizer.train(CORPUS, vocab_size=cfg.vocab_size)
+    return Tutor(
+        prepare(random_params(cfg.with_(vocab_size=tok.vocab_size)), cfg.with_(vocab_size=tok.vocab_size)),
+        tok,
+        TutorConfig(min_token_prob=0.5),
+    )
+
+
+def answer(tutor: Tutor, text: str, prob: float = 0.99, eos: bool = True):
+    ids = tutor.tokenizer.encode(text) + ([tutor.tokenizer.special.eos] if eos else [])
+    return ids, [math.log(prob)] * len(ids)
+
+
+def test_a_confident_answer_becomes_a_correction_with_edits(tutor):
+    ids, lps = answer(tutor, "Yesterday I went to the store. / pasado irregular: goed → went")
+    c = tutor.interpret("Yesterday I goed to the store.", ids, lps, prompt_tokens=9)
+    assert not c.abstained and c.changed
+    assert c.corrected == "Yesterday I went to the store."
+    assert c.gloss == "pasado irregular: goed → went"
+    [edit] = c.edits
+    assert (edit.original, edit.replacement, edit.category) == ("goed", "went", "past_irregular")
+    assert c.sentence[edit.start : edit.end] == "goed"
+    assert (c.prompt_tokens, c.completion_tokens) == (9, len(ids))
+
+
+def test_an_unchanged_sentence_says_sin_errores(tutor):
+    ids, lps = answer(tutor, "Yesterday I went to the store. / pasado irregular: go → went")
+    c = tutor.interpret("Yesterday I went to the store.", ids, lps)
+    assert not c.changed and c.gloss == "sin errores" and c.edits == []
+
+
+@pytest.mark.parametrize(
+    "text, prob, eos, reason",
+    [
+        ("Yesterday I went to the store. / pasado irregular: goed → went", 0.99, False, "unparsable"),
+        ("Yesterday I went to the store.", 0.99, True, "unparsable"),
+        ("Yesterday I went to the store. / pasado irregular: goed → went", 0.2, True, "low_confidence"),
+        ("She plays tennis on Sundays with friends. / tercera persona: go → goes", 0.99, True, "rewrite_too_large"),
+    ],
+)
+def test_untrustworthy_answers_are_abstentions(tutor, text, prob, eos, reason):
+    ids, lps = answer(tutor, text, prob, eos)
+    c = tutor.interpret("Yesterday I goed to the store.", ids, lps)
+    assert c.abstained and c.abstain_reason == reason
+    assert c.corrected == c.sentence == "Yesterday I goed to the store."
+    assert not c.changed and c.edits == []
+
+
+def test_low_confidence_does_not_block_leaving_a_sentence_alone(tutor):
+    ids, lps = answer(tutor, "Yesterday I went to the store. / sin errores", prob=0.1)
+    c = tutor.interpret("Yesterday I went to the store.", ids, lps)
+    assert not c.abstained and not c.changed
+
+
+def test_a_full_stop_the_learner_did_not_type_is_not_added(tutor):
+    ids, lps = answer(tutor, "Yesterday I went to the store. / pasado irregular: goed → went")
+    c = tutor.interpret("Yesterday  I goed to the store", ids, lps)
+    assert c.sentence == "Yesterday I goed to the store"
+    assert c.corrected == "Yesterday I went to the store"
+
+
+def test_normalization_and_rewrite_share():
+    assert normalize_sentence("  He  go home ") == ("He go home.", True)
+    assert normalize_sentence("Where you live?") == ("Where you live?", False)
+    assert rewrite_share("a b c d", "a b c d") == 0.0
+    assert rewrite_share("a b c d", "a x c d") == 0.25
+
+
+def test_a_sentence_too_long_for_the_window_is_refused_clearly(tutor):
+    with pytest.raises(PromptTooLong, match="shorter sentence"):
+        tutor.build_prompt("word " * 200)
+
+
+@pytest.mark.skipif(not (BUNDLED_MODEL / "model.safetensors").is_file(), reason="bundled model not present")
+def test_the_bundled_model_corrects_the_seed_example():
+    t = Tutor.load()
+    c = t.correct("Yesterday I goed to the store.")
+    assert c.corrected == "Yesterday I went to the store."
+    assert "went" in c.gloss
+    assert not t.correct("My sister is a nurse.").changed
