@@ -52,9 +52,11 @@ def render_card(model_dir: Path, results: dict) -> str:
         f"batch {train.get('batch_size')}, AdamW peak LR {train.get('lr')} (cosine), "
         f"budget {train.get('max_minutes')} min / {train.get('max_steps')} steps, seed {train.get('seed')}",
     ]
-    if "training" in results:
-        t = results["training"]
-        lines.append(f"- trained {t['steps']} steps in {t['minutes']:.1f} min on {t.get('machine', 'a 2-core CPU')}")
+    trained = meta.get("result")
+    if trained:
+        lines.append(f"- trained {trained['steps']} steps in {trained['minutes']:.1f} min (2-core CPU, PyTorch)")
+        for h in trained.get("history", []):
+            lines.append(f"  - step {h['step']}: dev loss {h['dev_loss']:.4f}, dev exact match {h['dev_exact']:.3f}")
     lines += [
         "",
         "## Evaluation",

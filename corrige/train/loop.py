@@ -28,6 +28,7 @@ from corrige.tokenizer import BPETokenizer
 from corrige.tutor.codec import EncodedExample, encode_example, encode_prompt
 from corrige.tutor.data import make_splits
 from corrige.tutor.format import render_target
+from corrige.tutor.plausibility import write_known_words
 
 log = logging.getLogger(__name__)
 
@@ -248,7 +249,11 @@ def train(cfg: TrainConfig, out_dir: Path, resume: bool = False, on_step: StepCa
     log.info("done: %d steps in %.1f min, dev exact %.3f", step, minutes, final.dev_exact)
     _save_checkpoint(ckpt, model, opt, step, minutes, history)
     save_model(out_dir, model.export_params(), model_cfg, bos_id=tok.special.bos, eos_id=tok.special.eos)
-    (out_dir / "train_config.json").write_text(_json({"train": asdict(cfg), "model": model_cfg.to_dict()}))
+    write_known_words(out_dir, (t for ex in splits["train"] for t in (ex.source, ex.corrected)))
+    summary = {"steps": step, "minutes": round(minutes, 1), "history": [asdict(h) for h in history]}
+    (out_dir / "train_config.json").write_text(
+        _json({"train": asdict(cfg), "model": model_cfg.to_dict(), "result": summary})
+    )
     return TrainResult(out_dir, step, minutes, loss_ema, history, dropped)
 
 

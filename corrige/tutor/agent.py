@@ -2,8 +2,9 @@
 
 Precision comes first: a learner must never see a correct sentence "corrected" into a wrong
 one. So the tutor returns the sentence unchanged, flagged as abstained, when the model's
-output does not parse, rewrites an implausible share of the sentence, or was unsure of any
-token of the corrected sentence.
+output does not parse, rewrites an implausible share of the sentence, was unsure of any
+token of the corrected sentence, or makes a change it was never taught (drops or invents a
+content word, or writes a word it never saw: see `plausibility`).
 
 The tutor turns sentences into prompts and model outputs into corrections; generating the
 tokens is delegated (`Tutor.correct_many` runs a plain batched greedy loop; the server runs
@@ -26,6 +27,7 @@ from corrige.tokenizer import BPETokenizer
 from corrige.tutor.codec import check_fits, encode_prompt
 from corrige.tutor.edits import Edit, diff_edits
 from corrige.tutor.format import NO_ERRORS_GLOSS, parse_target
+from corrige.tutor.plausibility import content_mismatch, load_known_words, unknown_words
 
 BUNDLED_MODEL = Path(__file__).resolve().parent.parent / "models" / "tutor"
 ABSTAIN_GLOSS = "no estoy seguro: revisa la frase con tu profesor"
@@ -34,7 +36,7 @@ ABSTAIN_GLOSS = "no estoy seguro: revisa la frase con tu profesor"
 @dataclass(frozen=True)
 class TutorConfig:
     max_new_tokens: int = 48  # corrected sentence + " / " + gloss + eos
-    min_token_prob: float = 0.35  # below this on any token of the corrected sentence: abstain
+    min_token_prob: float = 0.6  # below this on any token of the corrected sentence: abstain (tuned on dev)
     max_rewrite_share: float = 0.5  # share of source words an answer may change before we distrust it
     batch_size: int = 32
 
@@ -81,16 +83,23 @@ def rewrite_share(source: str, corrected: str) -> float:
 class Tutor:
     """Corrects sentences with a trained model directory (weights + tokenizer)."""
 
-    def __init__(self, weights: RuntimeWeights, tokenizer: BPETokenizer, config: TutorConfig | None = None) -> None:
+    def __init__(
+        self,
+        weights: RuntimeWeights,
+        tokenizer: BPETokenizer,
+        config: TutorConfig | None = None,
+        known_words: frozenset[str] | None = None,
+    ) -> None:
         self.weights = weights
         self.tokenizer = tokenizer
         self.config = config or TutorConfig()
+        self.known_words = known_words  # words seen in training; None skips the unknown-word check
 
     @classmethod
     def load(cls, model_dir: str | Path | None = None, config: TutorConfig | None = None) -> Tutor:
         directory = Path(model_dir) if model_dir else BUNDLED_MODEL
         cfg, params = load_model(directory)
-        return cls(prepare(params, cfg), BPETokenizer.load(directory), config)
+        return cls(prepare(params, cfg), BPETokenizer.load(directory), config, load_known_words(directory))
 
     @property
     def n_ctx(self) -> int:
@@ -130,6 +139,12 @@ class Tutor:
             return self._abstain(source, added_stop, "low_confidence", prompt_tokens, n_out, min_prob)
         if rewrite_share(source, corrected) > self.config.max_rewrite_share:
             return self._abstain(source, added_stop, "rewrite_too_large", prompt_tokens, n_out, min_prob)
+        if corrected != source:
+            reason = content_mismatch(source, corrected)
+            if reason is None and self.known_words is not None and unknown_words(source, corrected, self.known_words):
+                reason = "unknown_word"
+            if reason:
+                return self._abstain(source, added_stop, reason, prompt_tokens, n_out, min_prob)
         if corrected == source:
             gloss = NO_ERRORS_GLOSS
         original = _drop_added_stop(source, added_stop)

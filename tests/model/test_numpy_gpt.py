@@ -122,6 +122,8 @@ def test_generation_stops_at_eos_and_at_the_window(models):
         (lambda w, c: prefill(w, c, [[1], [2]], [0]), "one slot per prompt"),
         (lambda w, c: decode(w, c, [1], [0], [10_000]), "positions must lie"),
         (lambda w, c: decode(w, c, [1, 2], [0], [0]), "equally many"),
+        (lambda w, c: decode(w, c, [1], [2], [0]), "slots must lie"),
+        (lambda w, c: prefill(w, c, [[1]], [-1]), "slots must lie"),
     ],
 )
 def test_bad_calls_raise_clear_errors(models, call, match):
