@@ -388,18 +388,67 @@ def decode(
 
 
 @_ignore_overflow
+def extend(
+    w: RuntimeWeights,
+    cache: KVCache,
+    tokens: Sequence[int],
+    slot: int,
+    start: int,
+) -> np.ndarray:
+    """Feed T tokens to one sequence at positions `start..start+T-1`; returns logits (T, V).
+
+    The sequence's positions `0..start-1` must be cached. This is `decode` for several
+    consecutive tokens of one sequence (to check a guessed continuation in one pass): the
+    slot and positions are a basic slice, so the cache is written and read as views, and
+    the causal mask is a slice of the precomputed table.
+    """
+    cfg = w.cfg
+    T = len(tokens)
+    if T == 0 or start < 0 or start + T > cfg.n_ctx:
+        raise ValueError(f"extend needs 1..{cfg.n_ctx - max(start, 0)} tokens from position {start}")
+    _check_slots(cache, [slot])
+    d, H, hs = cfg.n_embd, cfg.n_head, cfg.head_size
+    end = start + T
+    x = w.wte.take(np.asarray(tokens, dtype=np.intp), axis=0)  # (T, d+1)
+    x += w.wpe[start:end]
+    mask = w.causal[start:end, :end]  # (T, end): query start+i sees keys 0..start+i
+    s = _scratch(T, d)
+    q = s.qkv[:, :d].reshape(T, H, hs).transpose(1, 0, 2)  # (H, T, hs) view
+    att = np.empty((H, T, hs), dtype=np.float32)
+    for layer, lw in enumerate(w.layers):
+        _normalize_into(x, s.ln)
+        np.matmul(s.ln, lw.qkv, out=s.qkv)  # (T, 3d)
+        cache.k[layer, slot, :, :, start:end] = s.qkv[:, d : 2 * d].reshape(T, H, hs).transpose(1, 2, 0)
+        cache.v[layer, slot, :, start:end, :] = s.qkv[:, 2 * d :].reshape(T, H, hs).transpose(1, 0, 2)
+        scores = q @ cache.k[layer, slot, :, :, :end]  # (H, T, end)
+        scores += mask
+        sums = _exp_scores(scores)  # (H, T, 1)
+        np.matmul(scores, cache.v[layer, slot, :, :end, :], out=att)  # (H, T, hs) unnormalised
+        att /= sums
+        s.att[:, :d] = att.transpose(1, 0, 2).reshape(T, d)
+        np.matmul(s.att, lw.proj, out=s.delta)  # (T, d+1)
+        x += s.delta
+        _mlp_block(x, lw, s)
+    _normalize_into(x, s.ln)
+    return s.ln @ w.head  # (T, V)
+
+
+@_ignore_overflow
 def prefill(
     w: RuntimeWeights,
     cache: KVCache,
     prompts: Sequence[Sequence[int]],
     slots: Sequence[int] | np.ndarray,
     all_logits: bool = False,
+    start_positions: Sequence[int] | None = None,
 ) -> np.ndarray | list[np.ndarray]:
-    """Run B prompts (any lengths ≥ 1) from position 0 into the given slots.
+    """Run B prompts (any lengths ≥ 1) into the given slots, from position 0 by default.
 
-    Tokens are packed (no padding) for every matmul; only attention uses a padded
-    (B, H, L, L) view. Returns the last token's logits per prompt (B, V), or with
-    `all_logits` a list of (len_b, V) arrays.
+    With `start_positions`, prompt b continues the sequence already cached in its slot at
+    positions `0..start_positions[b]-1` (several tokens at once, e.g. to verify a guessed
+    continuation). Tokens are packed (no padding) for every matmul; only attention uses a
+    padded (B, H, L, L_keys) view. Returns the last token's logits per prompt (B, V), or
+    with `all_logits` a list of (len_b, V) arrays.
     """
     cfg = w.cfg
     slots = _as_indices(slots)
@@ -409,7 +458,10 @@ def prefill(
         raise ValueError("prefill needs one slot per prompt (at least one prompt)")
     if lengths.min() < 1:
         raise ValueError("every prompt needs at least one token")
-    if lengths.max() > cfg.n_ctx:
+    offsets = np.zeros(B, dtype=np.intp) if start_positions is None else _as_indices(start_positions)
+    if len(offsets) != B or (offsets < 0).any():
+        raise ValueError("start_positions needs one non-negative position per prompt")
+    if (offsets + lengths).max() > cfg.n_ctx:
         raise ValueError(f"a prompt of {lengths.max()} tokens does not fit the {cfg.n_ctx}-token window")
     slot_list = slots.tolist()
     _check_slots(cache, slot_list)
@@ -419,8 +471,15 @@ def prefill(
     N = len(tokens)
     starts = np.cumsum(lengths) - lengths  # (B,) first packed row of each prompt
     row = np.repeat(np.arange(B), lengths)  # (N,) which prompt
-    pos = np.arange(N) - starts[row]  # (N,) position in its prompt
-    padded = row * L + pos  # (N,) row in the (B*L, ..) padded layout
+    local = np.arange(N) - starts[row]  # (N,) index in its prompt
+    pos = local + offsets[row]  # (N,) position in its sequence
+    padded = row * L + local  # (N,) row in the (B*L, ..) padded layout
+    Lk = int((offsets + lengths).max())  # keys to attend over
+    if offsets.any():  # (B, 1, L, Lk): query i of prompt b sees keys up to offsets[b] + i
+        visible = np.arange(Lk)[None, None, :] <= offsets[:, None, None] + np.arange(L)[None, :, None]
+        mask = np.where(visible, np.float32(0), np.float32(-np.inf))[:, None]
+    else:
+        mask = w.causal[:L, :L]
     slot_of = slots[row]  # (N,)
     run = _is_run(slot_list)
     s0 = slot_list[0]
@@ -430,7 +489,7 @@ def prefill(
     s = _scratch(N, d)
     q_pad = np.zeros((B, L, H, hs), dtype=np.float32)  # padding rows stay 0 and are never read back
     out_pad = np.empty((B, L, H, hs), dtype=np.float32)
-    scores = np.empty((B, H, L, L), dtype=np.float32)
+    scores = np.empty((B, H, L, Lk), dtype=np.float32)
     for layer, lw in enumerate(w.layers):
         _normalize_into(x, s.ln)
         np.matmul(s.ln, lw.qkv, out=s.qkv)  # (N, 3d)
@@ -438,15 +497,15 @@ def prefill(
         cache.v[layer, slot_of, :, pos, :] = s.qkv[:, 2 * d :].reshape(N, H, hs)
         q_pad.reshape(B * L, d)[padded] = s.qkv[:, :d]
         if run:  # views
-            k = cache.k[layer, s0 : s0 + B, :, :, :L]  # (B, H, hs, L)
-            v = cache.v[layer, s0 : s0 + B, :, :L, :]  # (B, H, L, hs)
+            k = cache.k[layer, s0 : s0 + B, :, :, :Lk]  # (B, H, hs, Lk)
+            v = cache.v[layer, s0 : s0 + B, :, :Lk, :]  # (B, H, Lk, hs)
         else:
-            k = cache.k[layer].take(slots, axis=0)[..., :L]
-            v = cache.v[layer].take(slots, axis=0)[:, :, :L, :]
+            k = cache.k[layer].take(slots, axis=0)[..., :Lk]
+            v = cache.v[layer].take(slots, axis=0)[:, :, :Lk, :]
         # Keys past a prompt's length hold stale values, but the causal mask hides them
         # from that prompt's real queries; padding queries' outputs are never gathered.
-        np.matmul(q_pad.transpose(0, 2, 1, 3), k, out=scores)  # (B, H, L, L)
-        scores += w.causal[:L, :L]
+        np.matmul(q_pad.transpose(0, 2, 1, 3), k, out=scores)  # (B, H, L, Lk)
+        scores += mask
         scores /= _exp_scores(scores)
         np.matmul(scores, v, out=out_pad.transpose(0, 2, 1, 3))  # (B, H, L, hs) into (B, L, H, hs)
         s.att[:, :d] = out_pad.reshape(B * L, d)[padded]  # (N, d)

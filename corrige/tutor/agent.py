@@ -20,10 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corrige.model.generate import greedy_generate_scored
+from corrige.model.generate import greedy_generate_scored, lookup_greedy_generate_scored
 from corrige.model.numpy_gpt import KVCache, RuntimeWeights, prepare
 from corrige.model.weights import load_model
 from corrige.tokenizer import BPETokenizer
+from corrige.tutor.categories import CATEGORIES
 from corrige.tutor.codec import check_fits, encode_prompt
 from corrige.tutor.edits import Edit, diff_edits
 from corrige.tutor.format import NO_ERRORS_GLOSS, parse_target
@@ -94,6 +95,8 @@ class Tutor:
         self.tokenizer = tokenizer
         self.config = config or TutorConfig()
         self.known_words = known_words  # words seen in training; None skips the unknown-word check
+        # gloss labels: guesses for prompt-lookup decoding once the model starts a gloss
+        self._label_tokens = tokenizer.encode(" / ".join(c.label + ":" for c in CATEGORIES) + " / " + NO_ERRORS_GLOSS)
 
     @classmethod
     def load(cls, model_dir: str | Path | None = None, config: TutorConfig | None = None) -> Tutor:
@@ -174,10 +177,17 @@ class Tutor:
             chunk = sentences[start : start + bs]
             prompts = [self.build_prompt(s) for s in chunk]
             cache = KVCache.allocate(self.weights.cfg, len(chunk))
-            # each row also stops at the window's end (then it has no eos and abstains)
-            gens = greedy_generate_scored(
-                self.weights, cache, prompts, self.config.max_new_tokens, eos_id=self.tokenizer.special.eos
-            )
+            eos, limit = self.tokenizer.special.eos, self.config.max_new_tokens
+            # each row also stops at the window's end (then it has no eos and abstains); one
+            # sentence alone decodes with prompt lookup, which gives the same tokens in fewer passes
+            if len(chunk) == 1:
+                gens = [
+                    lookup_greedy_generate_scored(
+                        self.weights, cache, prompts[0], limit, eos, corpus=self._label_tokens
+                    )
+                ]
+            else:
+                gens = greedy_generate_scored(self.weights, cache, prompts, limit, eos_id=eos)
             results += [
                 self.interpret(s, g.tokens, g.logprobs, len(p)) for s, g, p in zip(chunk, gens, prompts, strict=True)
             ]
