@@ -88,7 +88,8 @@ def _lookup_draft(context: Sequence[int], k: int, corpus: Sequence[int] = (), ng
     context's last `ngram` tokens (then of its last token) in the context, then in `corpus`,
     and copy what followed it.
 
-    A corrected sentence is mostly a copy of the learner's sentence, a gloss repeats words of
+    Failing that, it assumes the last token replaced one of the context and copies on from
+    there. A corrected sentence is mostly a copy of the learner's sentence, a gloss repeats words of
     both, and the gloss labels are a small fixed set (pass them as `corpus`), so these guesses
     are usually right; a wrong guess only costs the extra columns of one forward pass.
     """
@@ -103,6 +104,13 @@ def _lookup_draft(context: Sequence[int], k: int, corpus: Sequence[int] = (), ng
                     guess = list(source[start + size : start + size + k])
                     if guess:
                         return guess
+    # The last token matches nothing: it probably replaced one (goed → went). Copy what
+    # followed the token before it, one token on.
+    if n >= 2:
+        before = context[n - 2]
+        for start in range(n - 3, -1, -1):
+            if context[start] == before:
+                return list(context[start + 2 : start + 2 + k])
     return []
 
 

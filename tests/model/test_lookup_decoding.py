@@ -47,3 +47,4 @@ def test_draft_copies_what_followed_the_last_match():
     assert _lookup_draft([5, 6, 7, 8, 1, 5, 6], 2) == [7, 8]
     assert _lookup_draft([1, 2, 9], 3, corpus=[9, 4, 4, 4]) == [4, 4, 4]
     assert _lookup_draft([1, 2, 3], 3) == []
+    assert _lookup_draft([4, 1, 8, 3, 5, 1, 9], 2) == [3, 5]  # 9 replaced 8: copy on after it
