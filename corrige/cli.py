@@ -16,6 +16,8 @@ app = typer.Typer(
 )
 bench_app = typer.Typer(help="Benchmarks: medians and ratios, measured side by side in one run.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
+rules_app = typer.Typer(help="Grammar rule cards: search the knowledge base.", no_args_is_help=True)
+app.add_typer(rules_app, name="rules")
 
 console = Console()
 
@@ -23,6 +25,16 @@ console = Console()
 @app.callback()
 def main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log at DEBUG level.")] = False) -> None:
     logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+
+
+def _numpy_runtime_threads() -> None:
+    """One BLAS thread (CORRIGE_BLAS_THREADS overrides): the runtime's matmuls are too small to
+    share, and a second BLAS thread fighting a busy core slows them many times over."""
+    import os
+
+    from corrige.server.blas import limit_blas_threads
+
+    limit_blas_threads(int(os.environ.get("CORRIGE_BLAS_THREADS", "1")))
 
 
 @app.command()
@@ -80,6 +92,7 @@ def correct(
     model: Annotated[Path | None, typer.Option(help="Model directory (default: the bundled tutor).")] = None,
 ) -> None:
     """Correct sentences and explain in Spanish: `corrige correct "Yesterday I goed to the store"`."""
+    _numpy_runtime_threads()
     from rich.table import Table
 
     from corrige.tutor.agent import Tutor
@@ -117,6 +130,7 @@ def eval_cmd(
     min_token_prob: Annotated[float | None, typer.Option(help="Override the abstention threshold.")] = None,
 ) -> None:
     """Exact match, edit precision/recall/F0.5, false alarms, abstentions, per category."""
+    _numpy_runtime_threads()
     from dataclasses import asdict, replace
 
     from rich.progress import Progress
@@ -194,6 +208,53 @@ def eval_cmd(
         console.print(f"[green]wrote[/] {path}")
 
 
+@app.command()
+def serve(
+    batching: Annotated[str | None, typer.Option(help="none | threads | static | continuous.")] = None,
+    host: Annotated[str | None, typer.Option(help="Address to listen on.")] = None,
+    port: Annotated[int | None, typer.Option(help="Port to listen on.")] = None,
+    model: Annotated[Path | None, typer.Option(help="Model directory (default: the bundled tutor).")] = None,
+    max_batch: Annotated[int | None, typer.Option(help="Most requests in one model call.")] = None,
+    max_waiting: Annotated[int | None, typer.Option(help="Queued requests beyond this get 503.")] = None,
+    n_slots: Annotated[int | None, typer.Option(help="KV cache slots (requests in flight).")] = None,
+    threads: Annotated[int | None, typer.Option(help="Worker threads of --batching threads.")] = None,
+    queue_timeout: Annotated[float | None, typer.Option(help="Seconds a request may wait for the model (504).")] = None,
+    rate_limit: Annotated[float | None, typer.Option(help="Requests/s per client; 0 disables the limit.")] = None,
+    max_body_bytes: Annotated[int | None, typer.Option(help="Larger request bodies get 413.")] = None,
+    drain_grace: Annotated[float | None, typer.Option(help="Seconds in-flight requests get on SIGTERM.")] = None,
+    access_log: Annotated[bool | None, typer.Option("--access-log/--no-access-log", help="Log every request.")] = None,
+) -> None:
+    """Serve the tutor over HTTP (grammar API + OpenAI-compatible API). Options override CORRIGE_* variables."""
+    import os
+
+    from corrige.server.blas import limit_blas_threads
+
+    given = {
+        "batching": batching, "host": host, "port": port, "model_dir": model, "max_batch": max_batch,
+        "max_waiting": max_waiting, "n_slots": n_slots, "n_threads": threads, "queue_timeout_s": queue_timeout,
+        "rate_limit": rate_limit, "max_body_bytes": max_body_bytes, "drain_grace_s": drain_grace,
+        "access_log": access_log,
+    }
+    limit_blas_threads(int(os.environ.get("CORRIGE_BLAS_THREADS", "1")))  # before NumPy loads
+    from pydantic import ValidationError
+
+    from corrige.server.runner import check_model_dir
+    from corrige.server.runner import serve as run_server
+    from corrige.server.settings import Settings
+
+    try:
+        settings = Settings(**{k: v for k, v in given.items() if v is not None})
+    except ValidationError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    try:
+        check_model_dir(settings)
+    except FileNotFoundError as exc:
+        console.print(f"[red]error[/] {exc}")
+        raise typer.Exit(2) from exc
+    console.print(f"corrige: serving on [bold]http://{settings.host}:{settings.port}[/] (API docs at /docs)")
+    run_server(settings)
+
+
 @bench_app.command("model")
 def bench_model(
     preset: Annotated[str, typer.Option(help="Model preset (random weights of that shape).")] = "seed",
@@ -248,6 +309,182 @@ def bench_engine(
         blas_threads=blas_threads,
         output=output,
     )
+
+
+@bench_app.command("http")
+def bench_http(
+    requests: Annotated[int, typer.Option(help="Measured corrections each way (HTTP and in process).")] = 400,
+    warmup: Annotated[int, typer.Option(help="Unmeasured corrections first, each way.")] = 40,
+    block: Annotated[int, typer.Option(help="Requests per block; HTTP and in-process blocks alternate.")] = 25,
+    model: Annotated[Path | None, typer.Option(help="Model directory (default: the bundled tutor).")] = None,
+    batching: Annotated[str, typer.Option(help="The server's and the in-process engine's policy.")] = "continuous",
+    access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="Server access log.")] = False,
+    output: Annotated[Path | None, typer.Option(help="Write the results as Markdown here.")] = None,
+    json_output: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON here.")] = None,
+) -> None:
+    """One correction at a time through a real `corrige serve` vs the same pipeline in process: p50/p95, overhead."""
+    from corrige.bench.http import run_http_bench
+
+    run_http_bench(
+        console, requests=requests, warmup=warmup, block=block, model=model, batching=batching,
+        access_log=access_log, output=output, json_output=json_output,
+    )
+
+
+def _parse_edit(spec: str) -> tuple[str, str]:
+    original, sep, replacement = spec.partition("=>")
+    if not sep or not original.strip() or not replacement.strip():
+        raise typer.BadParameter(f"expected 'original => replacement', got {spec!r}")
+    return original.strip(), replacement.strip()
+
+
+@rules_app.command("search")
+def rules_search(
+    text: Annotated[str, typer.Argument(help="A learner sentence, or any question about a rule (English or Spanish).")],
+    corrected: Annotated[str | None, typer.Option(help="The corrected sentence: its edits join the query.")] = None,
+    edit: Annotated[list[str] | None, typer.Option("--edit", "-e", help="An edit 'original => replacement'.")] = None,
+    category: Annotated[list[str] | None, typer.Option("--category", "-c", help="An error category id.")] = None,
+    k: Annotated[int, typer.Option("-k", help="How many cards.")] = 5,
+    mode: Annotated[str | None, typer.Option(help="hybrid | bm25 | dense (default: hybrid; bm25 without the model).")
+                    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the hits as JSON.")] = False,
+) -> None:
+    """Rule cards for a sentence: `corrige rules search "I am married with Laura" --corrected "…married to Laura"`."""
+    import json
+    import os
+
+    from corrige.server.blas import limit_blas_threads
+
+    limit_blas_threads(int(os.environ.get("CORRIGE_BLAS_THREADS", "1")))  # before NumPy loads
+    from rich.table import Table
+
+    from corrige.tutor.categories import CATEGORY_IDS
+    from corrige.tutor.edits import diff_edits
+    from corrige.tutor.retrieval import RetrievalError, Retriever
+
+    unknown = [c for c in category or [] if c not in CATEGORY_IDS]
+    if unknown:
+        raise typer.BadParameter(f"unknown categories {unknown}; known: {', '.join(CATEGORY_IDS)}")
+    if mode not in (None, "hybrid", "bm25", "dense"):
+        raise typer.BadParameter(f"mode must be hybrid, bm25 or dense, not {mode!r}")
+    edits: list = [_parse_edit(e) for e in edit or []]
+    if corrected:
+        edits += diff_edits(text, corrected)
+    retriever = Retriever.load()
+    try:
+        hits = retriever.search(text, edits, category or [], k=k, mode=mode)  # type: ignore[arg-type]
+    except RetrievalError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    if as_json:
+        rows = [h.summary() | {"bm25_rank": h.bm25_rank, "dense_rank": h.dense_rank} for h in hits]
+        console.print_json(json.dumps({"mode": mode or retriever.mode, "hits": rows}, ensure_ascii=False))
+        return
+    table = Table("#", "card", "score", "bm25", "dense", "title", title=f"rule cards ({mode or retriever.mode})")
+    for rank, h in enumerate(hits, start=1):
+        table.add_row(str(rank), h.card.id, f"{h.score:.4f}", str(h.bm25_rank or "–"), str(h.dense_rank or "–"),
+                      h.card.title)
+    console.print(table)
+    for h in hits[:3]:
+        ex = h.card.examples[0]
+        console.print(f"[bold]{h.card.title}[/] ({h.card.label}, {h.card.level})\n  {h.card.explanation}\n"
+                      f"  [red]✗[/] {ex.wrong}\n  [green]✓[/] {ex.right}")
+
+
+@app.command("eval-retrieval")
+def eval_retrieval(
+    n_test: Annotated[int, typer.Option(help="Synthetic test examples to draw single-error queries from.")] = 900,
+    seed: Annotated[int, typer.Option(help="Seed of the synthetic corpus.")] = 0,
+    misses: Annotated[int, typer.Option(help="Show up to this many hybrid misses (top 5).")] = 0,
+    output: Annotated[Path | None, typer.Option(help="Write the results as JSON here.")] = None,
+) -> None:
+    """Retrieval quality: recall@1/@5 of the right rule card for BM25, dense and hybrid retrieval."""
+    import dataclasses
+    import json
+    import os
+
+    from corrige.server.blas import limit_blas_threads
+
+    limit_blas_threads(int(os.environ.get("CORRIGE_BLAS_THREADS", "1")))  # before NumPy loads
+    from rich.table import Table
+
+    from corrige.tutor import retrieval_eval as reval
+    from corrige.tutor.retrieval import Retriever
+
+    retriever = Retriever.load()
+    queries = reval.all_queries(n_test=n_test, seed=seed)
+    report = reval.evaluate(retriever, queries)
+    # Robustness: the same queries without their categories (a category the tutor missed, or CLI text).
+    bare = [dataclasses.replace(q, query=dataclasses.replace(q.query, categories=())) for q in queries]
+    bare_report = reval.evaluate(retriever, bare)
+    results = {"with_categories": report.as_dict(), "without_categories": bare_report.as_dict(),
+               "command": f"corrige eval-retrieval --n-test {n_test} --seed {seed}"}
+    for name, rep in (("with categories (as served)", report), ("without categories", bare_report)):
+        table = Table("queries", "n", *(f"{m} R@{k}" for m in rep.overall for k in reval.KS),
+                      title=f"retrieval: {name}")
+        rows = {**rep.by_source, "all": rep.overall}
+        for source, recalls in rows.items():
+            n = next(iter(recalls.values())).n
+            table.add_row(source, str(n), *(f"{r.at(k):.3f}" for r in recalls.values() for k in reval.KS))
+        console.print(table)
+    console.print(f"{report.n_queries} queries, {report.n_pinned} with a pinned sub-rule "
+                  "(the others accept any card of their category)")
+    if "hybrid" in report.overall:
+        h5 = report.overall["hybrid"].at(5)
+        others = max(report.overall["bm25"].at(5), report.overall["dense"].at(5))
+        met = h5 >= 0.95 and h5 > others
+        results["target_met"] = met
+        console.print(f"target hybrid R@5 ≥ 0.95 and above both: {'[green]met' if met else '[red]not met'}[/] "
+                      f"({h5:.3f} vs best single {others:.3f})")
+    for _, lq, top in report.misses[:misses]:
+        console.print(f"[yellow]miss[/] {lq.source}: {lq.query.sentence!r} {list(lq.query.edits)} "
+                      f"want {sorted(lq.relevant)} got {top}")
+    if output:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        console.print(f"[green]wrote[/] {output}")
+
+
+@bench_app.command("retrieval")
+def bench_retrieval(
+    queries: Annotated[int, typer.Option(help="Evaluation queries to time (0: all).")] = 0,
+    repeats: Annotated[int, typer.Option(help="Passes over the queries.")] = 1,
+    blas_threads: Annotated[int, typer.Option(help="BLAS threads (the server's default is 1).")] = 1,
+    output: Annotated[Path | None, typer.Option(help="Write the results as JSON here.")] = None,
+) -> None:
+    """Retriever.search latency per mode (bm25, dense, hybrid) over the evaluation queries: p50/p95/p99 ms."""
+    import json
+    import os
+    import time
+
+    from corrige.server.blas import limit_blas_threads
+
+    how = limit_blas_threads(blas_threads)
+    from rich.table import Table
+
+    from corrige.tutor import retrieval_eval as reval
+    from corrige.tutor.retrieval import Retriever
+
+    t0 = time.perf_counter()
+    retriever = Retriever.load()
+    startup_s = time.perf_counter() - t0
+    lq = reval.all_queries()
+    lq = lq[:queries] if queries else lq
+    stats = reval.latency_ms(retriever, lq, repeats=repeats)
+    load = os.getloadavg()
+    table = Table("mode", "n", "p50 ms", "p95 ms", "p99 ms", "mean ms", title="Retriever.search (k=5)")
+    for mode, s in stats.items():
+        table.add_row(mode, str(s["n"]), f"{s['p50_ms']:.2f}", f"{s['p95_ms']:.2f}", f"{s['p99_ms']:.2f}",
+                      f"{s['mean_ms']:.2f}")
+    console.print(table)
+    console.print(f"start-up {startup_s:.2f} s (retriever build, embedding cache as found); BLAS threads "
+                  f"{blas_threads} ({how}); {os.cpu_count()} CPUs; load average {load[0]:.2f}")
+    if output:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        result = {"latency": stats, "startup_s": round(startup_s, 3), "blas_threads": blas_threads,
+                  "cpus": os.cpu_count(), "loadavg": [round(x, 2) for x in load], "mode": retriever.mode,
+                  "command": f"corrige bench retrieval --queries {queries} --repeats {repeats}"}
+        output.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        console.print(f"[green]wrote[/] {output}")
 
 
 if __name__ == "__main__":

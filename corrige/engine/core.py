@@ -17,7 +17,7 @@ from corrige.engine.config import EngineConfig
 from corrige.engine.errors import EngineError, InternalError
 from corrige.engine.kv_cache import SlotPool
 from corrige.engine.request import Request, RequestOutput, TokenEvent
-from corrige.engine.runner import ModelRunner
+from corrige.engine.runner import ModelRunner, record_logprobs
 from corrige.engine.scheduler import make_scheduler
 from corrige.engine.stats import StepStats
 from corrige.model.numpy_gpt import RuntimeWeights
@@ -117,6 +117,7 @@ class EngineCore:
             result.finish(scheduler.fail(output, InternalError(f"the model failed: {exc}"), self.clock()))
             return result
         now = self.clock()
+        record_logprobs(rows, ran.logprobs)
         finished = scheduler.update_from_output(output, ran.sampled_token_ids, now)
         result.events.extend(
             (r, TokenEvent(r.request_id, token, len(r.output_token_ids) - 1))

@@ -121,6 +121,11 @@ class Engine:
                 self._aborts.add(request_id)
                 self._cond.notify()
 
+    @property
+    def running(self) -> bool:
+        """Whether the engine takes requests: its loop thread is alive and it is not closing."""
+        return self._thread.is_alive() and not self._closing
+
     def snapshot(self) -> EngineSnapshot:
         """State as of the loop's latest iteration, plus requests submitted since; cheap, from any thread."""
         snapshot, submitted = self._snapshot, len(self._adds)

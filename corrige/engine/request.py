@@ -44,6 +44,7 @@ class SamplingParams:
     seed: int | None = None
     stop_token_ids: tuple[int, ...] = ()
     ignore_eos: bool = False  # stop tokens do not end the request: exactly max_tokens (benchmarks)
+    logprobs: bool = False  # also return each generated token's log-probability (`RequestOutput.logprobs`)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stop_token_ids", tuple(int(t) for t in self.stop_token_ids))
@@ -79,6 +80,9 @@ class RequestOutput:
     finish_reason: FinishReason
     stats: RequestStats
     error: EngineError | None = None
+    # log softmax(logits)[token] of each generated token, under the model's raw logits (before any
+    # temperature); only when `SamplingParams.logprobs` was asked for
+    logprobs: list[float] | None = None
 
 
 @dataclass(eq=False)
@@ -93,6 +97,7 @@ class Request:
     deadline: float | None = None  # engine clock; past it a waiting request fails
     status: RequestStatus = RequestStatus.WAITING
     output_token_ids: list[int] = field(default_factory=list)
+    output_logprobs: list[float] = field(default_factory=list)  # filled only when params.logprobs
     slot: int | None = None
     finish_reason: FinishReason | None = None  # set when generation ends; static holds it RUNNING
     error: EngineError | None = None
@@ -160,6 +165,7 @@ class Request:
             finish_reason=self.finish_reason,
             stats=self.stats(),
             error=self.error,
+            logprobs=list(self.output_logprobs) if self.params.logprobs else None,
         )
 
 

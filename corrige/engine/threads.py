@@ -22,7 +22,7 @@ from corrige.engine.core import Event, StepResult, finals
 from corrige.engine.errors import EngineError, InternalError
 from corrige.engine.kv_cache import SlotPool
 from corrige.engine.request import FinishReason, Request, RequestStatus, TokenEvent
-from corrige.engine.runner import ModelRunner, RunnerOutput
+from corrige.engine.runner import ModelRunner, RunnerOutput, record_logprobs
 from corrige.engine.scheduler import Scheduler, SchedulerOutput
 from corrige.engine.stats import StepStats
 from corrige.model.numpy_gpt import RuntimeWeights
@@ -174,6 +174,7 @@ class ThreadPoolCore:
                 ran = self.runner.execute(output, [request])
                 now = self.clock()
                 token = ran.sampled_token_ids[0]
+                record_logprobs([request], ran.logprobs)
                 reason = request.append_token(token, now, self.n_ctx)
                 if request.stream:
                     self._emit_token(request, TokenEvent(request.request_id, token, len(request.output_token_ids) - 1))

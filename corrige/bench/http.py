@@ -1,0 +1,367 @@
+"""`corrige bench http`: one correction at a time through HTTP, against the same work in process.
+
+A real `corrige serve` subprocess listens on a free loopback port (rate limit off). The bench
+sends N sequential `POST /v1/grammar/correct` with one keep-alive `httpx.Client` and times each
+from the call to the parsed JSON. In the same run, in this process, the same sentences go
+through the same pipeline without HTTP: `Tutor.build_prompt` → `Engine.generate` (same engine
+settings) → `Tutor.interpret`. Blocks of each alternate, so a slow spell on a shared machine
+hits both alike. Reported: p50 / p95 / mean of each, the server's own `timings_ms.total`, a
+`GET /healthz` round trip after each correction (the floor that the client, uvicorn and
+FastAPI cost with no model work), the same correction from a minimal socket client (what
+httpx itself costs), and the HTTP overhead as the difference and the ratio of the medians.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from corrige.bench.engine import limit_blas_threads, machine_info
+
+log = logging.getLogger(__name__)
+
+# Learner sentences (errors of the kinds the tutor knows, and a few correct ones).
+SENTENCES = (
+    "Yesterday I goed to the store",
+    "She like cats.",
+    "He don't want to come with us.",
+    "I have 20 years.",
+    "We was very happy yesterday.",
+    "My sister is more tall than me.",
+    "I am agree with you.",
+    "They buyed a new car last week.",
+    "She is a engineer.",
+    "I didn't went to school today.",
+    "He has lived here since three years.",
+    "People is very friendly here.",
+    "I like play football.",
+    "The house of my parents is big.",
+    "She likes cats.",
+    "We went to the beach on Sunday.",
+)
+
+TARGETS = {"http_p50_ms": 10.0, "http_p95_ms": 15.0, "overhead_p50_ms": 1.0}
+
+
+@dataclass
+class Series:
+    name: str
+    n: int
+    p50_ms: float
+    p95_ms: float
+    mean_ms: float
+
+
+def series(name: str, samples_s: list[float]) -> Series:
+    import numpy as np
+
+    ms = np.asarray(samples_s) * 1e3
+    return Series(name, len(ms), float(np.percentile(ms, 50)), float(np.percentile(ms, 95)), float(ms.mean()))
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class _Server:
+    """`corrige serve` in a subprocess; always stopped on exit."""
+
+    def __init__(self, model: Path | None, batching: str, access_log: bool) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.command = [sys.executable, "-m", "corrige.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port)]
+        self.command += ["--rate-limit", "0", "--batching", batching]
+        self.command += ["--access-log" if access_log else "--no-access-log"]
+        if model is not None:
+            self.command += ["--model", str(model)]
+        self.log = tempfile.TemporaryFile()
+        self.proc: subprocess.Popen | None = None
+
+    def __enter__(self) -> _Server:
+        import httpx
+
+        self.proc = subprocess.Popen(self.command, stdout=self.log, stderr=subprocess.STDOUT)
+        give_up = time.monotonic() + 120
+        while time.monotonic() < give_up:
+            if self.proc.poll() is not None:
+                self.log.seek(0)
+                raise RuntimeError(f"the server exited: {self.log.read().decode(errors='replace')[-2000:]}")
+            try:
+                if httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200:
+                    return self
+            except httpx.TransportError:
+                pass
+            time.sleep(0.05)
+        self.__exit__()
+        raise RuntimeError("the server did not become ready within 120 s")
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+class _RawClient:
+    """A minimal keep-alive HTTP/1.1 client on a plain socket: what the same request costs without
+    httpx's machinery (it knows only Content-Length bodies, which is all the server sends here)."""
+
+    def __init__(self, port: int) -> None:
+        import socket
+
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.buffer = b""
+
+    def post_json(self, path: str, payload: dict) -> dict:
+        body = json.dumps(payload).encode()
+        head = f"POST {path} HTTP/1.1\r\nhost: bench\r\ncontent-type: application/json\r\n"
+        self.sock.sendall(f"{head}content-length: {len(body)}\r\n\r\n".encode() + body)
+        while b"\r\n\r\n" not in self.buffer:
+            self.buffer += self._recv()
+        header, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
+        length = next(
+            int(line.split(b":", 1)[1]) for line in header.split(b"\r\n") if line.lower().startswith(b"content-length:")
+        )
+        while len(self.buffer) < length:
+            self.buffer += self._recv()
+        data, self.buffer = self.buffer[:length], self.buffer[length:]
+        if not header.startswith(b"HTTP/1.1 200"):
+            raise RuntimeError(f"the server answered {header.splitlines()[0]!r}: {data[:200]!r}")
+        return json.loads(data)
+
+    def _recv(self) -> bytes:
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise ConnectionError("the server closed the connection")
+        return chunk
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def run_http_bench(
+    console: Console,
+    requests: int = 400,
+    warmup: int = 40,
+    block: int = 25,
+    model: Path | None = None,
+    batching: str = "continuous",
+    access_log: bool = False,
+    output: Path | None = None,
+    json_output: Path | None = None,
+) -> dict[str, Any]:
+    if requests < 1 or warmup < 0 or block < 1:
+        raise ValueError("requests and block must be positive, warmup not negative")
+    blas_limit = limit_blas_threads(1)
+
+    import httpx
+
+    from corrige.engine import Engine
+    from corrige.server.settings import Settings
+    from corrige.tutor.agent import Tutor
+
+    tutor = Tutor.load(model)
+    engine_config = Settings(batching=batching, model_dir=model).engine_config()  # what the server runs
+    eos = tutor.tokenizer.special.eos
+    sentences = [SENTENCES[i % len(SENTENCES)] for i in range(requests + warmup)]
+
+    async def in_process(batch: list[str], pipeline: list[float], engine_only: list[float]) -> None:
+        from corrige.engine import SamplingParams
+
+        for sentence in batch:
+            start = time.perf_counter()
+            prompt = tutor.build_prompt(sentence)
+            max_tokens = tutor.max_new_tokens_for(len(prompt))
+            params = SamplingParams(max_tokens=max_tokens, stop_token_ids=(eos,), logprobs=True)
+            called = time.perf_counter()
+            output = await engine.generate(prompt, params)
+            returned = time.perf_counter()
+            tutor.interpret(sentence, output.token_ids, output.logprobs or [], len(prompt))
+            pipeline.append(time.perf_counter() - start)
+            engine_only.append(returned - called)
+
+    http_s: list[float] = []
+    raw_s: list[float] = []
+    floor_s: list[float] = []
+    server_total_ms: list[float] = []
+    server_engine_ms: list[float] = []
+    completion_tokens: list[int] = []
+    pipeline_s: list[float] = []
+    engine_s: list[float] = []
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request otherwise
+    loop = asyncio.new_event_loop()
+    started = time.perf_counter()
+    with _Server(model, batching, access_log) as server, Engine(tutor.weights, engine_config) as engine:
+        raw = _RawClient(server.port)
+        with httpx.Client(base_url=server.url, timeout=30) as client:
+
+            def over_http(batch: list[str], measured: bool) -> None:
+                for sentence in batch:
+                    t0 = time.perf_counter()
+                    response = client.post("/v1/grammar/correct", json={"sentence": sentence})
+                    body = response.json()
+                    elapsed_s = time.perf_counter() - t0
+                    if response.status_code != 200:
+                        raise RuntimeError(f"the server answered {response.status_code}: {body}")
+                    t0 = time.perf_counter()
+                    client.get("/healthz").json()
+                    floor = time.perf_counter() - t0
+                    t0 = time.perf_counter()
+                    raw.post_json("/v1/grammar/correct", {"sentence": sentence})
+                    raw_elapsed = time.perf_counter() - t0
+                    if measured:
+                        http_s.append(elapsed_s)
+                        raw_s.append(raw_elapsed)
+                        floor_s.append(floor)
+                        server_total_ms.append(body["timings_ms"]["total"])
+                        server_engine_ms.append(body["timings_ms"]["engine"])
+                        completion_tokens.append(body["usage"]["completion_tokens"])
+
+            console.print(f"server {server.url} ready; {warmup} warm-up + {requests} measured corrections each way")
+            over_http(sentences[:warmup], measured=False)
+            loop.run_until_complete(in_process(sentences[:warmup], [], []))
+            for start in range(warmup, len(sentences), block):
+                chunk = sentences[start : start + block]
+                over_http(chunk, measured=True)
+                loop.run_until_complete(in_process(chunk, pipeline_s, engine_s))
+        raw.close()
+    loop.close()
+    elapsed = time.perf_counter() - started
+
+    import numpy as np
+
+    rows = [
+        series("HTTP end to end (httpx → uvicorn → FastAPI → engine → JSON)", http_s),
+        series("server handler (its timings_ms.total)", [t / 1e3 for t in server_total_ms]),
+        series("in process: tokenize + engine.generate + interpret", pipeline_s),
+        series("in process: engine.generate alone", engine_s),
+        series("HTTP floor: GET /healthz round trip (no model)", floor_s),
+        series("HTTP end to end, minimal socket client instead of httpx", raw_s),
+    ]
+    http, _, pipeline, engine_row, _, raw_row = rows
+    overhead = http.p50_ms - pipeline.p50_ms
+    figures = {
+        "http_p50_ms": http.p50_ms,
+        "http_p95_ms": http.p95_ms,
+        "overhead_p50_ms": overhead,
+        "overhead_vs_engine_call_p50_ms": http.p50_ms - engine_row.p50_ms,
+        "ratio_p50": http.p50_ms / pipeline.p50_ms,
+        "overhead_raw_client_p50_ms": raw_row.p50_ms - pipeline.p50_ms,
+        "server_engine_p50_ms": float(np.median(server_engine_ms)),
+        "completion_tokens_mean": float(np.mean(completion_tokens)),
+    }
+    goals = {
+        name: {"value": round(figures[name], 3), "target": f"<= {limit:g}", "met": figures[name] <= limit}
+        for name, limit in TARGETS.items()
+    }
+    machine = machine_info(blas_limit)
+    result = {
+        "machine": machine,
+        "model": str(model) if model else "bundled (corrige/models/tutor)",
+        "settings": {
+            "requests": requests,
+            "warmup": warmup,
+            "block": block,
+            "batching": batching,
+            "access_log": access_log,
+            "engine": asdict(engine_config) | {"policy": str(engine_config.policy)},
+        },
+        "series": [asdict(r) for r in rows],
+        "figures": figures,
+        "targets": goals,
+        "seconds": elapsed,
+    }
+    _print(console, rows, figures, goals)
+    if output:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(markdown(result))
+        console.print(f"wrote {output}")
+    if json_output:
+        json_output.parent.mkdir(parents=True, exist_ok=True)
+        json_output.write_text(json.dumps(result, indent=2) + "\n")
+        console.print(f"wrote {json_output}")
+    return result
+
+
+def _print(console: Console, rows: list[Series], figures: dict[str, float], goals: dict[str, Any]) -> None:
+    table = Table(title="one correction at a time: HTTP vs in process")
+    for name in ("path", "n", "p50 ms", "p95 ms", "mean ms"):
+        table.add_column(name, justify="left" if name == "path" else "right")
+    for r in rows:
+        table.add_row(r.name, str(r.n), f"{r.p50_ms:.2f}", f"{r.p95_ms:.2f}", f"{r.mean_ms:.2f}")
+    wide = console if console.is_terminal else Console(file=console.file, width=120)
+    wide.print(table)
+    console.print(
+        f"HTTP overhead at p50: {figures['overhead_p50_ms']:.2f} ms over the in-process pipeline "
+        f"(x{figures['ratio_p50']:.2f}), {figures['overhead_vs_engine_call_p50_ms']:.2f} ms over the engine call"
+    )
+    for name, goal in goals.items():
+        console.print(f"{'[green]met[/]' if goal['met'] else '[red]not met[/]'} {name}: {goal}", soft_wrap=True)
+
+
+def markdown(result: dict[str, Any]) -> str:
+    s, f, m = result["settings"], result["figures"], result["machine"]
+    lines = [
+        "# HTTP benchmark: one correction at a time, through HTTP and in process",
+        "",
+        "`corrige bench http` starts `corrige serve` (rate limit off, access log "
+        + ("on" if s["access_log"] else "off")
+        + f", `--batching {s['batching']}`) on a free loopback port and sends sequential",
+        "`POST /v1/grammar/correct` requests from one keep-alive `httpx.Client`, timing each from the call",
+        "to the parsed JSON. In the same run and process, the same sentences go through the same pipeline",
+        "without HTTP (`Tutor.build_prompt` → `Engine.generate` with the server's engine settings →",
+        "`Tutor.interpret`). Blocks of "
+        + f"{s['block']} requests alternate between the two; the first {s['warmup']} of each are warm-up.",
+        "",
+        "## Command and machine",
+        "",
+        "```",
+        f"corrige bench http --requests {s['requests']} --output docs/bench-http.md",
+        "```",
+        "",
+        f"{m.get('cores')} cores ({m.get('cpu')}), Python {m.get('python')}, NumPy {m.get('numpy')}, "
+        f"BLAS {', '.join(m.get('blas', [])) or m.get('blas_limit')}; 1-minute load average at the start "
+        f"{m.get('load_average_1min')}. Model: {result['model']}. The client, the server and the in-process",
+        "engine share the machine's cores.",
+        "",
+        "## Results",
+        "",
+        "| path | n | p50 ms | p95 ms | mean ms |",
+        "|---|--:|--:|--:|--:|",
+    ]
+    for r in result["series"]:
+        lines.append(f"| {r['name']} | {r['n']} | {r['p50_ms']:.2f} | {r['p95_ms']:.2f} | {r['mean_ms']:.2f} |")
+    lines += [
+        "",
+        f"Answers averaged {f['completion_tokens_mean']:.1f} generated tokens. HTTP adds "
+        f"**{f['overhead_p50_ms']:.2f} ms** at the median over the in-process pipeline "
+        f"(x{f['ratio_p50']:.2f}) and {f['overhead_vs_engine_call_p50_ms']:.2f} ms over the bare engine call; "
+        f"with a minimal socket client instead of httpx it adds {f['overhead_raw_client_p50_ms']:.2f} ms.",
+        "",
+        "| target | value | limit | met |",
+        "|---|--:|--:|---|",
+    ]
+    for name, goal in result["targets"].items():
+        lines.append(f"| {name} | {goal['value']:.2f} | {goal['target']} | {'yes' if goal['met'] else 'no'} |")
+    lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,64 @@
+"""The application factory. `create_app(settings)` only assembles: routers, middleware,
+exception handlers and the lifespan; nothing is built at import time.
+
+    uvicorn --factory corrige.server.app:app_from_env     # settings from CORRIGE_* variables
+    corrige serve                                        # the same, plus options and SIGTERM draining
+
+Middleware, outermost first: request id (and the last-resort 500) → drain admission and
+in-flight count → rate limit → body guard → FastAPI (validation → handler).
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from corrige import __version__
+from corrige.server.context import RequestContextMiddleware
+from corrige.server.errors import install_error_handlers
+from corrige.server.guards import (
+    BodyGuardMiddleware,
+    DrainMiddleware,
+    DrainState,
+    RateLimitMiddleware,
+    TokenBucketLimiter,
+)
+from corrige.server.lifecycle import lifespan
+from corrige.server.routes import grammar, health, openai
+from corrige.server.settings import Settings
+
+API_PREFIXES = ("/v1/", "/correct")
+NOT_RATE_LIMITED = ("/v1/engine/stats", "/v1/models")
+ALWAYS_OPEN = ("/healthz", "/readyz", "/v1/engine/stats")  # answered while draining
+
+
+def create_app(settings: Settings) -> FastAPI:
+    app = FastAPI(
+        title="corrige",
+        version=__version__,
+        description="A grammar tutor for Spanish speakers learning English, served by a tiny GPT on a CPU.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.drain = DrainState()
+    app.state.tutor = app.state.engine = app.state.service = None
+
+    app.include_router(grammar.router)
+    app.include_router(openai.router)
+    app.include_router(health.router)
+    install_error_handlers(app)
+
+    # add_middleware wraps: the last one added is the outermost
+    app.add_middleware(BodyGuardMiddleware, max_bytes=settings.max_body_bytes)
+    if settings.rate_limit > 0:
+        limiter = TokenBucketLimiter(settings.rate_limit, settings.burst)
+        app.add_middleware(RateLimitMiddleware, limiter=limiter, prefixes=API_PREFIXES, exempt=NOT_RATE_LIMITED)
+    app.add_middleware(
+        DrainMiddleware, state=app.state.drain, retry_after_s=settings.retry_after_s, always_open=ALWAYS_OPEN
+    )
+    app.add_middleware(RequestContextMiddleware)
+    return app
+
+
+def app_from_env() -> FastAPI:
+    """For `uvicorn --factory`: settings from the environment."""
+    return create_app(Settings())

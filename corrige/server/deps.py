@@ -1,0 +1,63 @@
+"""FastAPI dependencies: the objects the lifespan put on `app.state`, as types.
+
+They are `async def` so FastAPI calls them inline: a plain `def` dependency would run on a
+worker thread, a thread hop per dependency per request. Per-request values (the request id,
+the arrival time) are read from `request.state` by plain helpers: every injected dependency
+costs tens of microseconds per request, and the grammar route's budget is about a millisecond."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from corrige.engine import Engine
+from corrige.server.errors import ApiError
+from corrige.server.guards import DrainState
+from corrige.server.service import CorrectionService
+from corrige.server.settings import Settings
+from corrige.tutor.agent import Tutor
+
+
+def _loaded(request: Request, name: str):
+    value = getattr(request.app.state, name, None)
+    if value is None:
+        raise ApiError(503, "not_ready", "the model is not loaded yet; retry shortly", {"Retry-After": "1"})
+    return value
+
+
+async def get_settings(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+async def get_engine(request: Request) -> Engine:
+    return _loaded(request, "engine")
+
+
+async def get_tutor(request: Request) -> Tutor:
+    return _loaded(request, "tutor")
+
+
+async def get_service(request: Request) -> CorrectionService:
+    return _loaded(request, "service")
+
+
+async def get_drain(request: Request) -> DrainState:
+    return request.app.state.drain
+
+
+def request_id_of(request: Request) -> str:
+    """The id `RequestContextMiddleware` gave this request (the client's X-Request-ID when valid)."""
+    return request.state.request_id
+
+
+def received_at_of(request: Request) -> float:
+    """When the request reached the app (`time.perf_counter()`), for the `ingress` stage."""
+    return request.state.received_at
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+EngineDep = Annotated[Engine, Depends(get_engine)]
+TutorDep = Annotated[Tutor, Depends(get_tutor)]
+ServiceDep = Annotated[CorrectionService, Depends(get_service)]
+DrainDep = Annotated[DrainState, Depends(get_drain)]

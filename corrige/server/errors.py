@@ -1,0 +1,149 @@
+"""One error model for every failure: `{"error": {"code", "message", "request_id"}}`.
+
+Handlers raise `ApiError` (or let an engine error through); the exception handlers here and
+the ASGI guards (which answer before FastAPI runs) all render the same JSON. Codes are
+stable: clients switch on `code`, never on `message`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import Send
+
+from corrige.engine import EngineError
+from corrige.tutor.codec import PromptTooLong
+
+logger = logging.getLogger(__name__)
+
+# HTTP status of each engine error code (corrige.engine.errors)
+ENGINE_STATUS = {
+    "overloaded": 503,
+    "deadline_exceeded": 504,
+    "invalid_request": 422,
+    "engine_closed": 503,
+    "internal_error": 500,
+}
+RETRY_AFTER_CODES = {"overloaded", "engine_closed", "draining", "not_ready"}
+
+HTTP_CODES = {
+    400: "bad_request",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "body_too_large",
+    415: "unsupported_media_type",
+    422: "validation_error",
+    429: "rate_limited",
+    500: "internal_error",
+    503: "unavailable",
+    504: "deadline_exceeded",
+}
+
+
+class ApiError(Exception):
+    """A failure to report to the client with an HTTP status and a stable code."""
+
+    def __init__(self, status: int, code: str, message: str, headers: Mapping[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = dict(headers or {})
+
+
+def error_body(code: str, message: str, request_id: str | None) -> dict:
+    return {"error": {"code": code, "message": message, "request_id": request_id}}
+
+
+def error_bytes(code: str, message: str, request_id: str | None) -> bytes:
+    return json.dumps(error_body(code, message, request_id), ensure_ascii=False).encode()
+
+
+async def send_error(
+    send: Send, status: int, code: str, message: str, request_id: str | None, headers: Mapping[str, str] | None = None
+) -> None:
+    """Answer with the error model straight from ASGI middleware (before FastAPI runs)."""
+    body = error_bytes(code, message, request_id)
+    raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    raw += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in (headers or {}).items()]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": body})
+
+
+def from_engine_error(exc: EngineError, retry_after_s: int) -> ApiError:
+    code = exc.code
+    headers = {"Retry-After": str(retry_after_s)} if code in RETRY_AFTER_CODES else None
+    return ApiError(ENGINE_STATUS.get(code, 500), code, str(exc) or code, headers)
+
+
+def from_prompt_too_long(exc: PromptTooLong, field: str) -> ApiError:
+    return ApiError(422, exc.code, f"{field}: {exc}")
+
+
+def request_id_of(request: Request) -> str | None:
+    return getattr(request.state, "request_id", None)
+
+
+def render(request: Request, error: ApiError) -> JSONResponse:
+    return JSONResponse(error_body(error.code, error.message, request_id_of(request)), error.status, error.headers)
+
+
+def field_name(loc: tuple) -> str:
+    """`("body", "sentences", 2)` → `sentences[2]`; the body itself is `body`."""
+    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
+    name = ""
+    for part in parts:
+        name += f"[{part}]" if part.isdigit() else (f".{part}" if name else part)
+    return name or "body"
+
+
+def validation_message(errors: list[dict]) -> tuple[str, str, int]:
+    """(code, message, status) for pydantic errors; malformed JSON is a 400, the rest 422."""
+    first = errors[0] if errors else {"loc": ("body",), "msg": "invalid request", "type": "value_error"}
+    if first.get("type") == "json_invalid":
+        detail = (first.get("ctx") or {}).get("error", "JSON decode error")
+        return "invalid_json", f"the body is not valid JSON: {detail}", 400
+    parts = []
+    for error in errors[:5]:
+        name = field_name(tuple(error.get("loc", ())))
+        if error.get("type") == "extra_forbidden":
+            parts.append(f"{name}: unknown field")
+        else:
+            parts.append(f"{name}: {error.get('msg', 'invalid')}")
+    more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
+    return "validation_error", "; ".join(parts) + more, 422
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    async def on_api_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, ApiError)
+        return render(request, exc)
+
+    async def on_validation_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        code, message, status = validation_message(list(exc.errors()))
+        return render(request, ApiError(status, code, message))
+
+    async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, StarletteHTTPException)
+        code = HTTP_CODES.get(exc.status_code, "http_error")
+        message = exc.detail if isinstance(exc.detail, str) else code
+        if exc.status_code == 404:
+            message = f"no route {request.method} {request.url.path}"
+        return render(request, ApiError(exc.status_code, code, message, exc.headers))
+
+    async def on_engine_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, EngineError)
+        settings = request.app.state.settings
+        return render(request, from_engine_error(exc, settings.retry_after_s))
+
+    app.add_exception_handler(ApiError, on_api_error)
+    app.add_exception_handler(RequestValidationError, on_validation_error)
+    app.add_exception_handler(StarletteHTTPException, on_http_error)
+    app.add_exception_handler(EngineError, on_engine_error)

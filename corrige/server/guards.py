@@ -1,0 +1,251 @@
+"""Guards (seed 004, layer 3): what stops a request before it costs model time.
+
+* `DrainMiddleware`: counts requests in flight and, once draining, refuses new ones (503).
+* `RateLimitMiddleware`: a token bucket per client address (429 + Retry-After).
+* `BodyGuardMiddleware`: refuses bodies over the limit while they arrive (413), bodies that
+  are not JSON (415) or not UTF-8 (400), then replays the body to the app.
+* `check_text`: the input filter for text bound for the model (control characters, lone
+  surrogates, the model's special-token markers and the answer separator: 400).
+
+The middleware is pure ASGI and answers with the shared error model, before FastAPI parses
+anything; the input filter runs inside the correction pipeline (`service.py`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Callable, Iterable
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from corrige.server.errors import ApiError, send_error
+
+# ---------------------------------------------------------------- drain
+
+
+class DrainState:
+    """In-flight request count and the draining flag; used on the event loop only."""
+
+    def __init__(self) -> None:
+        self.draining = False  # refusing new requests
+        self.drained = False  # the drain ran to its end
+        self.in_flight = 0
+
+    def begin(self) -> None:
+        self.draining = True
+
+
+class DrainMiddleware:
+    """Counts requests in flight (a streamed response counts until its last byte) and, while
+    draining, answers every new request 503 `draining`. Paths in `always_open` (probes, stats)
+    are neither counted nor refused: they answer at once, and report the drain themselves."""
+
+    def __init__(self, app: ASGIApp, state: DrainState, retry_after_s: int, always_open: Iterable[str]) -> None:
+        self.app = app
+        self.state = state
+        self.retry_after = str(retry_after_s)
+        self.always_open = frozenset(always_open)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        state = self.state
+        if scope["path"] in self.always_open:
+            await self.app(scope, receive, send)
+            return
+        if state.draining:
+            request_id = scope.get("state", {}).get("request_id")
+            headers = {"Retry-After": self.retry_after, "Connection": "close"}
+            await send_error(send, 503, "draining", "the server is shutting down; retry elsewhere", request_id, headers)
+            return
+        state.in_flight += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            state.in_flight -= 1
+
+
+# ---------------------------------------------------------------- rate limit
+
+
+class TokenBucketLimiter:
+    """One bucket of `burst` tokens per client, refilled at `rate` tokens per second.
+
+    `acquire(key)` takes a token and returns 0.0, or returns how many seconds until one is
+    free. The table is bounded: past `max_clients`, buckets that have refilled are dropped
+    (a full bucket is the same as no bucket).
+    """
+
+    def __init__(
+        self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic, max_clients: int = 10_000
+    ) -> None:
+        if rate <= 0 or burst < 1:
+            raise ValueError(f"a token bucket needs rate > 0 and burst >= 1, got {rate} and {burst}")
+        self.rate = rate
+        self.burst = float(burst)
+        self.clock = clock
+        self.max_clients = max_clients
+        self._buckets: dict[str, tuple[float, float]] = {}  # key -> (tokens, as of time)
+
+    def acquire(self, key: str) -> float:
+        now = self.clock()
+        tokens, then = self._buckets.get(key, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - then) * self.rate)
+        if tokens >= 1.0:
+            if key not in self._buckets and len(self._buckets) >= self.max_clients:
+                self._prune(now)
+            self._buckets[key] = (tokens - 1.0, now)
+            return 0.0
+        self._buckets[key] = (tokens, now)
+        return (1.0 - tokens) / self.rate
+
+    def _prune(self, now: float) -> None:
+        refill_s = self.burst / self.rate
+        self._buckets = {k: v for k, v in self._buckets.items() if now - v[1] < refill_s}
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+
+class RateLimitMiddleware:
+    """429 `rate_limited` with `Retry-After` (whole seconds, at least 1) for paths under `prefixes`."""
+
+    def __init__(
+        self, app: ASGIApp, limiter: TokenBucketLimiter, prefixes: Iterable[str], exempt: Iterable[str] = ()
+    ) -> None:
+        self.app = app
+        self.limiter = limiter
+        self.prefixes = tuple(prefixes)
+        self.exempt = frozenset(exempt)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] == "http" and path.startswith(self.prefixes) and path not in self.exempt:
+            client = scope.get("client")
+            wait_s = self.limiter.acquire(client[0] if client else "unknown")
+            if wait_s > 0:
+                retry = str(max(1, math.ceil(wait_s)))
+                request_id = scope.get("state", {}).get("request_id")
+                message = f"too many requests from this client (limit {self.limiter.rate:g}/s); retry in {retry} s"
+                await send_error(send, 429, "rate_limited", message, request_id, {"Retry-After": retry})
+                return
+        await self.app(scope, receive, send)
+
+
+# ---------------------------------------------------------------- body
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+def _header(scope: Scope, name: bytes) -> bytes | None:
+    for key, value in scope["headers"]:
+        if key == name:
+            return value
+    return None
+
+
+def _is_json(content_type: bytes) -> bool:
+    media = content_type.split(b";", 1)[0].strip().lower()
+    return media == b"application/json" or (media.startswith(b"application/") and media.endswith(b"+json"))
+
+
+class BodyGuardMiddleware:
+    """For requests with a body: 413 past `max_bytes` (by Content-Length at once, else counted
+    chunk by chunk, reading no further), 415 unless JSON, 400 `invalid_encoding` unless UTF-8.
+    The app then reads the buffered body; later `receive` calls (disconnect) pass through."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] not in ("POST", "PUT", "PATCH"):
+            await self.app(scope, receive, send)
+            return
+        request_id = scope.get("state", {}).get("request_id")
+        length = _header(scope, b"content-length")
+        if length is not None and length.isdigit() and int(length) > self.max_bytes:
+            await self._too_large(send, request_id)
+            return
+        try:
+            body = await self._read(receive)
+        except BodyTooLarge:
+            await self._too_large(send, request_id)
+            return
+        if body is None:  # the client left before sending its body
+            return
+        if body:
+            content_type = _header(scope, b"content-type")
+            if content_type is None or not _is_json(content_type):
+                message = "send the body as JSON with the header Content-Type: application/json"
+                await send_error(send, 415, "unsupported_media_type", message, request_id)
+                return
+            try:
+                body.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                message = f"the body is not valid UTF-8 (byte {exc.start}); send text encoded as UTF-8"
+                await send_error(send, 400, "invalid_encoding", message, request_id)
+                return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _read(self, receive: Receive) -> bytes | None:
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                raise BodyTooLarge
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+    async def _too_large(self, send: Send, request_id: str | None) -> None:
+        message = f"the body is larger than {self.max_bytes} bytes"
+        await send_error(send, 413, "body_too_large", message, request_id, {"Connection": "close"})
+
+
+# ---------------------------------------------------------------- input filter
+
+# C0 and C1 controls but tab, newline and carriage return; bidirectional overrides and isolates
+# (text that displays differently from what the model reads); BOM and noncharacters.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufeff\ufffe\uffff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SPECIAL_MARKER = re.compile(r"<\||\|>")  # the model's special tokens look like <|sep|>
+_ANSWER_SEPARATOR = re.compile(r"\s/\s")  # the tutor's output is "corrected / gloss"
+
+
+def check_text(text: str, field: str, *, tutor_format: bool = True) -> None:
+    """Raise a 400 `ApiError` for text the model must not see.
+
+    `tutor_format` also refuses the tutor's answer separator (" / "): a sentence holding it
+    could pass a forged answer off as the learner's sentence.
+    """
+    if _SURROGATE.search(text):
+        raise ApiError(400, "invalid_encoding", f"{field}: contains a lone surrogate (not valid Unicode text)")
+    if match := _CONTROL.search(text):
+        raise ApiError(
+            400,
+            "invalid_characters",
+            f"{field}: contains the control character U+{ord(match.group()):04X} at position {match.start()}",
+        )
+    if _SPECIAL_MARKER.search(text):
+        raise ApiError(400, "prompt_injection", f"{field}: contains a special-token marker ('<|' or '|>')")
+    if tutor_format and _ANSWER_SEPARATOR.search(text):
+        raise ApiError(400, "prompt_injection", f"{field}: contains the answer separator ' / '")

@@ -1,0 +1,96 @@
+"""Start-up and shutdown of the service.
+
+Start-up (the lifespan): load the tutor (the bundled model unless `model_dir` says
+otherwise), start the engine, build the correction service, and only then report ready.
+
+Shutdown (`drain`): stop admitting (new requests get 503 `draining`, `/readyz` fails), let
+the requests in flight finish within the grace period, then close the engine, which ends
+whatever is left with `engine_closed` (503). `corrige serve` drains on the first SIGTERM or
+SIGINT while still listening; under a plain `uvicorn` the lifespan's shutdown drains.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI
+
+from corrige.engine import Engine
+from corrige.server.blas import limit_blas_threads
+from corrige.server.service import CorrectionService, Prepared
+from corrige.tutor.agent import Tutor
+
+logger = logging.getLogger(__name__)
+
+_POLL_S = 0.01
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    state = app.state
+    settings = state.settings
+    limit_blas_threads(settings.blas_threads)
+    started = time.perf_counter()
+    tutor = await asyncio.to_thread(Tutor.load, settings.model_dir)
+    engine = Engine(tutor.weights, settings.engine_config())
+    if settings.debug_step_delay_ms > 0:
+        delay_s = settings.debug_step_delay_ms / 1000
+        engine.subscribe(on_step=lambda _step: time.sleep(delay_s))
+        logger.warning("debug_step_delay_ms=%g: every model step is slowed down (testing only)", delay_s * 1000)
+    service = CorrectionService(tutor, engine, settings)
+    try:
+        if settings.warmup:
+            await warm_up(service)
+        state.tutor, state.engine, state.service = tutor, engine, service
+        cfg = tutor.weights.cfg
+        logger.info(
+            "model loaded in %.2f s (%d layers, d=%d, window %d, vocab %d); engine %s, max_batch %d",
+            time.perf_counter() - started,
+            cfg.n_layer,
+            cfg.n_embd,
+            cfg.n_ctx,
+            cfg.vocab_size,
+            settings.batching,
+            settings.max_batch,
+        )
+        yield
+        await drain(state, settings.drain_grace_s)
+    finally:
+        await asyncio.to_thread(engine.close)
+        logger.info("engine closed")
+
+
+async def warm_up(service: CorrectionService) -> None:
+    """One correction through every stage before reporting ready, so the first client does not
+    pay for first-call costs (allocations, lazy imports)."""
+    tutor = service.tutor
+    prompt = tutor.build_prompt("I goed home.")
+    prepared = Prepared("I goed home.", prompt, service.params_for(prompt))
+    service.format(prepared, await service.generate(prepared, "warmup"))
+
+
+async def drain(state: Any, grace_s: float) -> None:
+    """Refuse new requests, give those in flight `grace_s` to finish, then close the engine on the rest."""
+    drain_state = state.drain
+    if drain_state.drained:
+        return
+    logger.info("draining: %d requests in flight, grace %.1f s", drain_state.in_flight, grace_s)
+    drain_state.begin()
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + grace_s
+    while drain_state.in_flight > 0 and loop.time() < give_up:
+        await asyncio.sleep(_POLL_S)
+    engine = getattr(state, "engine", None)
+    if drain_state.in_flight > 0 and engine is not None:
+        logger.warning("grace period over: ending %d requests still in flight", drain_state.in_flight)
+        await asyncio.to_thread(engine.close)  # they end with engine_closed (503)
+        give_up = loop.time() + 2.0  # time for those answers to go out
+        while drain_state.in_flight > 0 and loop.time() < give_up:
+            await asyncio.sleep(_POLL_S)
+    drain_state.drained = True
+    logger.info("drained")

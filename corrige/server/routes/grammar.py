@@ -1,0 +1,56 @@
+"""The grammar API: one sentence (optionally streamed), or a batch."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response, StreamingResponse
+
+from corrige.server.deps import ServiceDep, received_at_of, request_id_of
+from corrige.server.schemas import BatchCorrectRequest, BatchCorrectResponse, CorrectRequest, CorrectResponse
+from corrige.server.sse import SSE_HEADERS, SSE_MEDIA_TYPE
+
+from .responses import ERROR_RESPONSES
+
+router = APIRouter(tags=["grammar"], responses=ERROR_RESPONSES)
+
+STREAM_DOC = {
+    200: {
+        "content": {
+            "application/json": {},
+            SSE_MEDIA_TYPE: {
+                "example": 'event: token\ndata: {"index":0,"text":"Yesterday"}\n\n'
+                'event: result\ndata: {"request_id": "...", "corrected": "..."}\n\n'
+            },
+        },
+        "description": "The correction, or with `stream: true` server-sent events: `token` events, then `result`.",
+    }
+}
+
+
+@router.post("/v1/grammar/correct", response_model=CorrectResponse, responses=STREAM_DOC)
+async def correct(body: CorrectRequest, service: ServiceDep, request: Request) -> Response | CorrectResponse:
+    """Correct one sentence and explain the corrections in Spanish."""
+    request_id, received_at = request_id_of(request), received_at_of(request)
+    if not body.stream:
+        return await service.correct(body.sentence, request_id, received_at)
+    prepared = service.prepare(body.sentence, received_at=received_at)
+    stream = service.open_stream(prepared, request_id)  # refusals (503, 422) answer before the stream starts
+    events = service.correct_events(prepared, stream, request_id, received_at)
+    return StreamingResponse(events, media_type=SSE_MEDIA_TYPE, headers=SSE_HEADERS)
+
+
+router.add_api_route(
+    "/correct",
+    correct,
+    methods=["POST"],
+    response_model=CorrectResponse,
+    responses=STREAM_DOC,
+    summary="Correct (the course's path)",
+    description="The same as `POST /v1/grammar/correct`.",
+)
+
+
+@router.post("/v1/grammar/correct:batch", response_model=BatchCorrectResponse)
+async def correct_batch(body: BatchCorrectRequest, service: ServiceDep, request: Request) -> BatchCorrectResponse:
+    """Correct several sentences in one call; the engine batches them together."""
+    return await service.correct_batch(body.sentences, request_id_of(request), received_at_of(request))

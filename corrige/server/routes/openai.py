@@ -1,0 +1,184 @@
+"""The OpenAI-compatible API: `/v1/models`, `/v1/completions` (the raw model) and
+`/v1/chat/completions` (the last user message goes to the tutor), with or without `stream`.
+
+Streams are server-sent events of `data: {chunk}` lines ending with `data: [DONE]`;
+`stream_options.include_usage` adds a last chunk with the token counts and no choices.
+Completions stream live, one chunk per decoded piece of text. A chat answer is the tutor's
+checked correction (it abstains when the model was unsure, so nothing is shown before that
+check), streamed as word pieces once it is known.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import AsyncIterator, Sequence
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response, StreamingResponse
+
+from corrige.engine import EngineError, RequestStream
+from corrige.server.deps import ServiceDep, SettingsDep, received_at_of, request_id_of
+from corrige.server.errors import ApiError, error_body, from_engine_error
+from corrige.server.schemas import (
+    AssistantMessage,
+    ChatChoice,
+    ChatCompletionRequest,
+    ChatCompletionResponse,
+    ChatMessage,
+    CompletionChoice,
+    CompletionRequest,
+    CompletionResponse,
+    ModelCard,
+    ModelList,
+    OpenAIUsage,
+)
+from corrige.server.service import CorrectionService, finish_reason
+from corrige.server.settings import Settings
+from corrige.server.sse import DONE, SSE_HEADERS, SSE_MEDIA_TYPE, IncrementalDecoder, event
+
+from .responses import ERROR_RESPONSES
+
+router = APIRouter(prefix="/v1", tags=["openai"], responses=ERROR_RESPONSES)
+
+_WORD_PIECES = re.compile(r"\s*\S+|\s+")
+
+
+def check_model(name: str, settings: Settings) -> None:
+    if name != settings.model_name:
+        message = f"model: unknown model {name!r}; this server serves {settings.model_name!r}"
+        raise ApiError(404, "model_not_found", message)
+
+
+def usage(prompt_tokens: int, completion_tokens: int) -> OpenAIUsage:
+    return OpenAIUsage(
+        prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, total_tokens=prompt_tokens + completion_tokens
+    )
+
+
+@router.get("/models", tags=["openai"])
+async def list_models(settings: SettingsDep) -> ModelList:
+    """The one model this server serves."""
+    return ModelList(data=[ModelCard(id=settings.model_name, created=0)])
+
+
+# ---------------------------------------------------------------- completions
+
+
+@router.post("/completions", response_model=CompletionResponse)
+async def completions(
+    body: CompletionRequest, service: ServiceDep, settings: SettingsDep, request: Request
+) -> Response | CompletionResponse:
+    """The raw model: continue a prompt (text after a <bos> token, or token ids)."""
+    check_model(body.model, settings)
+    request_id = request_id_of(request)
+    ids, params = service.raw_prompt(
+        body.prompt, body.max_tokens, temperature=body.temperature, top_p=body.top_p, seed=body.seed
+    )
+    completion_id, created = f"cmpl-{request_id}", int(time.time())
+    if body.stream:
+        stream = service.open_raw_stream(ids, params, request_id)
+        include_usage = bool(body.stream_options and body.stream_options.include_usage)
+        chunks = completion_chunks(
+            service, stream, request_id, completion_id, created, body.model, len(ids), include_usage
+        )
+        return StreamingResponse(chunks, media_type=SSE_MEDIA_TYPE, headers=SSE_HEADERS)
+    gen = await service.complete_raw(ids, params, request_id)
+    return CompletionResponse(
+        id=completion_id,
+        created=created,
+        model=body.model,
+        choices=[CompletionChoice(index=0, text=gen.text, finish_reason=gen.finish_reason)],
+        usage=usage(gen.prompt_tokens, gen.completion_tokens),
+    )
+
+
+async def completion_chunks(
+    service: CorrectionService,
+    stream: RequestStream,
+    request_id: str,
+    completion_id: str,
+    created: int,
+    model: str,
+    prompt_tokens: int,
+    include_usage: bool,
+) -> AsyncIterator[bytes]:
+    head = {"id": completion_id, "object": "text_completion", "created": created, "model": model}
+
+    def chunk(text: str, finish: str | None) -> bytes:
+        return event({**head, "choices": [{"index": 0, "text": text, "finish_reason": finish, "logprobs": None}]})
+
+    decoder = IncrementalDecoder(service.tutor.tokenizer)
+    try:
+        async for token in stream:
+            piece = decoder.push(token.token_id)
+            if piece:
+                yield chunk(piece, None)
+        output = stream.output
+        assert output is not None
+        yield chunk(decoder.flush(), finish_reason(output))
+        if include_usage:
+            yield event({**head, "choices": [], "usage": usage(prompt_tokens, len(output.token_ids)).model_dump()})
+    except EngineError as exc:
+        error = from_engine_error(exc, service.settings.retry_after_s)
+        yield event(error_body(error.code, error.message, request_id))
+    finally:
+        await stream.aclose()  # aborts the request if the client went away
+    yield DONE
+
+
+# ---------------------------------------------------------------- chat
+
+
+def last_user_message(messages: Sequence[ChatMessage]) -> tuple[int, str]:
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.role == "user":
+            content = message.content
+            text = content if isinstance(content, str) else " ".join(p.text for p in content or [])
+            return index, text
+    raise ApiError(422, "validation_error", "messages: no message with role 'user'; send the sentence as one")
+
+
+@router.post("/chat/completions", response_model=ChatCompletionResponse)
+async def chat_completions(
+    body: ChatCompletionRequest, service: ServiceDep, settings: SettingsDep, request: Request
+) -> Response | ChatCompletionResponse:
+    """The tutor as a chat model: it corrects the last user message and explains in Spanish."""
+    check_model(body.model, settings)
+    request_id = request_id_of(request)
+    index, text = last_user_message(body.messages)
+    prepared = service.prepare(text, f"messages[{index}].content", received_at_of(request))
+    output = await service.generate(prepared, request_id)
+    correction = service.format(prepared, output)
+    content = f"{correction.corrected}\n\n{correction.gloss}"
+    counts = usage(correction.prompt_tokens, correction.completion_tokens)
+    completion_id, created = f"chatcmpl-{request_id}", int(time.time())
+    if body.stream:
+        include_usage = bool(body.stream_options and body.stream_options.include_usage)
+        chunks = chat_chunks(content, completion_id, created, body.model, counts if include_usage else None)
+        return StreamingResponse(chunks, media_type=SSE_MEDIA_TYPE, headers=SSE_HEADERS)
+    return ChatCompletionResponse(
+        id=completion_id,
+        created=created,
+        model=body.model,
+        choices=[ChatChoice(index=0, message=AssistantMessage(content=content), finish_reason="stop")],
+        usage=counts,
+    )
+
+
+async def chat_chunks(
+    content: str, completion_id: str, created: int, model: str, counts: OpenAIUsage | None
+) -> AsyncIterator[bytes]:
+    head = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model}
+
+    def chunk(delta: dict, finish: str | None) -> bytes:
+        return event({**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]})
+
+    yield chunk({"role": "assistant", "content": ""}, None)
+    for piece in _WORD_PIECES.findall(content):
+        yield chunk({"content": piece}, None)
+    yield chunk({}, "stop")
+    if counts is not None:
+        yield event({**head, "choices": [], "usage": counts.model_dump()})
+    yield DONE

@@ -1,0 +1,81 @@
+"""Running the app under uvicorn, with graceful draining on SIGTERM / SIGINT.
+
+uvicorn alone, on SIGTERM, stops listening at once: a load balancer's next request gets a
+refused connection. `DrainingServer` instead keeps listening while it drains: `/readyz`
+fails and new requests get 503 `draining` (so they are retried elsewhere), the requests in
+flight get the grace period to finish, the rest are ended (503 `engine_closed`); then uvicorn
+shuts down as usual. A second signal stops at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from types import FrameType
+
+import uvicorn
+
+from corrige.server.app import create_app
+from corrige.server.blas import limit_blas_threads
+from corrige.server.lifecycle import drain
+from corrige.server.settings import Settings
+from corrige.tutor.agent import BUNDLED_MODEL
+
+logger = logging.getLogger(__name__)
+
+
+class DrainingServer(uvicorn.Server):
+    def __init__(self, config: uvicorn.Config, app_state: object, grace_s: float) -> None:
+        super().__init__(config)
+        self.app_state = app_state
+        self.grace_s = grace_s
+        self._drain_task: asyncio.Task | None = None
+        self._drain_requested = False
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if self._drain_requested or self.should_exit:
+            super().handle_exit(sig, frame)  # a second signal: stop now
+            return
+        self._drain_requested = True
+        self.app_state.drain.begin()  # a flag: safe inside a signal handler; refusals start at once
+
+    async def on_tick(self, counter: int) -> bool:
+        if self._drain_requested and self._drain_task is None:
+            self._drain_task = asyncio.create_task(self._drain())
+        return await super().on_tick(counter)
+
+    async def _drain(self) -> None:
+        try:
+            await drain(self.app_state, self.grace_s)
+        finally:
+            self.should_exit = True
+
+
+def check_model_dir(settings: Settings) -> Path:
+    """The model directory to serve; a clear error now beats a traceback from the lifespan."""
+    directory = settings.model_dir or BUNDLED_MODEL
+    missing = [
+        name for name in ("model.safetensors", "config.json", "tokenizer.json") if not (directory / name).is_file()
+    ]
+    if missing:
+        raise FileNotFoundError(f"no model in {directory} (missing {', '.join(missing)}); pass --model DIR")
+    return directory
+
+
+def serve(settings: Settings) -> None:
+    """Serve until a signal, then drain. Blocks."""
+    check_model_dir(settings)
+    limit_blas_threads(settings.blas_threads)
+    app = create_app(settings)
+    config = uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        access_log=settings.access_log,
+        lifespan="on",
+        timeout_graceful_shutdown=5,  # after draining: connections still open get this long
+        log_config=None,  # keep the process's logging set-up
+    )
+    server = DrainingServer(config, app.state, settings.drain_grace_s)
+    server.run()

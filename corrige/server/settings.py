@@ -1,0 +1,70 @@
+"""Server settings: one pydantic-settings class, read from `CORRIGE_*` environment variables.
+
+`corrige serve` builds it from its options (which win over the environment); tests build it
+directly. Nothing here is instantiated at import time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from corrige.engine import EngineConfig, Policy
+
+
+class Settings(BaseSettings):
+    """Everything the HTTP service can be told. Environment: `CORRIGE_<NAME>` (e.g. `CORRIGE_RATE_LIMIT=0`)."""
+
+    model_config = SettingsConfigDict(env_prefix="CORRIGE_", extra="ignore", frozen=True)
+
+    # ---- listening ----
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=0, le=65535)
+    access_log: bool = True  # uvicorn's one line per request
+
+    # ---- model ----
+    model_dir: Path | None = None  # None: the bundled tutor (corrige/models/tutor)
+    model_name: str = "corrige-tutor"  # the id `/v1/models` lists and the OpenAI routes accept
+    warmup: bool = True  # run one correction before reporting ready
+    blas_threads: int = Field(1, ge=0)  # 0: leave BLAS alone; 1 keeps its threads from fighting the engine's
+
+    # ---- engine ----
+    batching: Policy = Policy.CONTINUOUS
+    max_batch: int = Field(32, ge=1)
+    n_slots: int = Field(64, ge=1)
+    max_waiting: int = Field(256, ge=1)  # queued requests beyond this are refused with 503
+    max_wait_ms: float = Field(5.0, ge=0)  # static batching: how long a batch waits to fill
+    n_threads: int = Field(4, ge=1)  # threads batching: worker threads
+    queue_timeout_s: float = Field(10.0, gt=0)  # waiting longer than this for the model: 504
+
+    # ---- guards ----
+    max_body_bytes: int = Field(16 * 1024, ge=64)  # larger bodies are refused with 413
+    max_sentence_chars: int = Field(1000, ge=1)  # a cheap bound before tokenizing
+    max_batch_sentences: int = Field(32, ge=1)  # `/v1/grammar/correct:batch` accepts at most this many
+    max_completion_tokens: int = Field(256, ge=1)  # `/v1/completions`: the most tokens one call may ask for
+    rate_limit: float = Field(20.0, ge=0)  # requests per second per client (token bucket); 0 disables it
+    rate_burst: int = Field(0, ge=0)  # bucket size; 0: twice the rate (at least 1)
+    retry_after_s: int = Field(1, ge=1)  # the Retry-After sent with 503 overloaded / draining
+
+    # ---- shutdown ----
+    drain_grace_s: float = Field(10.0, ge=0)  # on SIGTERM, in-flight requests get this long to finish
+
+    # ---- testing ----
+    debug_step_delay_ms: float = Field(0.0, ge=0)  # sleep after every model step (fault injection; keep 0)
+
+    def engine_config(self) -> EngineConfig:
+        return EngineConfig(
+            policy=self.batching,
+            n_slots=max(self.n_slots, self.n_threads) if self.batching is Policy.THREADS else self.n_slots,
+            max_batch=self.max_batch,
+            max_wait_ms=self.max_wait_ms,
+            max_waiting=self.max_waiting,
+            queue_timeout_s=self.queue_timeout_s,
+            n_threads=self.n_threads,
+        )
+
+    @property
+    def burst(self) -> int:
+        return self.rate_burst or max(1, round(2 * self.rate_limit))

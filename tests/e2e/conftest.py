@@ -1,0 +1,80 @@
+"""Real `uvicorn` servers in subprocesses on free loopback ports; each fixture kills its server.
+
+* `server`: plain `uvicorn --factory corrige.server.app:app_from_env`, rate limit off.
+* `slow_server`: `corrige serve`, one request at a time (batching none, 1 slot, 4 waiting),
+  every model step slowed by 20 ms, so requests overlap long enough to queue and to be cut off.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))  # the shared fixture model
+
+from e2e_support import ServerProcess  # noqa: E402
+from server_support import build_fixture_model, bundled_model_available  # noqa: E402
+
+from corrige.tutor.agent import BUNDLED_MODEL  # noqa: E402
+
+UVICORN = ["-m", "uvicorn", "--factory", "corrige.server.app:app_from_env", "--no-access-log", "--log-level", "warning"]
+SERVE = ["-m", "corrige.cli", "serve"]
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch):
+    for name in list(os.environ):
+        if name.startswith("CORRIGE_"):
+            monkeypatch.delenv(name)
+
+
+@pytest.fixture(scope="session")
+def model_dir(tmp_path_factory) -> Path:
+    """The bundled tutor when it is there (real corrections), else a random fixture model."""
+    if bundled_model_available():
+        return BUNDLED_MODEL
+    return build_fixture_model(tmp_path_factory.mktemp("e2e-model"))
+
+
+def base_env(model_dir: Path, **extra: str) -> dict[str, str]:
+    return {"CORRIGE_MODEL_DIR": str(model_dir), "CORRIGE_RATE_LIMIT": "0", "CORRIGE_ACCESS_LOG": "false", **extra}
+
+
+@pytest.fixture(scope="module")
+def server(model_dir, tmp_path_factory):
+    process = ServerProcess(UVICORN, base_env(model_dir), tmp_path_factory.mktemp("logs") / "server.log")
+    try:
+        yield process.start()
+    finally:
+        process.stop()
+
+
+@pytest.fixture(scope="module")
+def slow_server(model_dir, tmp_path_factory):
+    env = base_env(
+        model_dir,
+        CORRIGE_BATCHING="none",
+        CORRIGE_N_SLOTS="1",
+        CORRIGE_MAX_BATCH="1",
+        CORRIGE_MAX_WAITING="4",
+        CORRIGE_DEBUG_STEP_DELAY_MS="20",
+    )
+    process = ServerProcess(SERVE, env, tmp_path_factory.mktemp("logs") / "slow.log")
+    try:
+        yield process.start()
+    finally:
+        process.stop()
+
+
+@pytest.fixture
+def draining_server(model_dir, tmp_path):
+    """A fresh `corrige serve` per test (the test stops it); each model step takes 40 ms more."""
+    env = base_env(model_dir, CORRIGE_DEBUG_STEP_DELAY_MS="40", CORRIGE_DRAIN_GRACE_S="20")
+    process = ServerProcess(SERVE, env, tmp_path / "draining.log")
+    try:
+        yield process.start()
+    finally:
+        process.stop()

@@ -1,0 +1,46 @@
+"""Real corrections through the HTTP API, with the bundled tutor model (skipped without it)."""
+
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+from server_support import bundled_model_available
+
+from corrige.server.app import create_app
+from corrige.server.settings import Settings
+
+pytestmark = pytest.mark.skipif(
+    not bundled_model_available(), reason="the bundled model is not in corrige/models/tutor"
+)
+
+
+@pytest.fixture(scope="module")
+def bundled_client():
+    settings = Settings(rate_limit=0, access_log=False, blas_threads=0)  # model_dir None: the bundled tutor
+    with TestClient(create_app(settings)) as client:
+        yield client
+
+
+def test_an_irregular_past_is_corrected_and_explained_in_spanish(bundled_client):
+    body = bundled_client.post("/v1/grammar/correct", json={"sentence": "Yesterday I goed to the store"}).json()
+    assert body["changed"] is True and not body["abstained"]
+    assert "went" in body["corrected"] and "goed" not in body["corrected"]
+    assert any(e["original"] == "goed" and e["replacement"] == "went" for e in body["edits"])
+    assert "goed" in body["explanation"] and "went" in body["explanation"]
+
+
+def test_a_correct_sentence_is_left_alone(bundled_client):
+    body = bundled_client.post("/v1/grammar/correct", json={"sentence": "She likes cats."}).json()
+    assert body["changed"] is False and body["edits"] == []
+
+
+def test_streamed_tokens_spell_the_model_answer(bundled_client):
+    with bundled_client.stream(
+        "POST", "/v1/grammar/correct", json={"sentence": "Yesterday I goed to the store.", "stream": True}
+    ) as response:
+        text = response.read().decode()
+    blocks = text.strip().split("\n\n")
+    tokens = [json.loads(b.split("data: ", 1)[1]) for b in blocks if b.startswith("event: token")]
+    result = json.loads(blocks[-1].split("data: ", 1)[1])
+    streamed = "".join(t["text"] for t in tokens)
+    assert streamed.startswith(result["corrected"]) and " / " in streamed
