@@ -28,6 +28,9 @@ test: $(VENV)/.dev
 
 bench: $(VENV)/.dev
 	$(VENV)/bin/corrige bench model --output docs/bench/model.json
+	$(VENV)/bin/corrige bench engine --output docs/bench/engine.json
+	$(VENV)/bin/corrige bench http --output docs/bench/http.md
+	$(VENV)/bin/corrige bench retrieval --output docs/bench/retrieval.json
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check corrige tests
