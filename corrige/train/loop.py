@@ -199,6 +199,10 @@ def train(cfg: TrainConfig, out_dir: Path, resume: bool = False, on_step: StepCa
         idx = epoch_perm[epoch][k * cfg.batch_size : (k + 1) * cfg.batch_size]
         return [train_set[i] for i in idx]
 
+    def evaluate_now(at_step: int, at_minutes: float) -> EvalPoint:
+        exact = dev_exact_match(model, tok, splits["dev"], model_cfg.n_ctx, cfg.eval_examples)
+        return EvalPoint(at_step, dev_loss(model, dev_batches), exact, at_minutes)
+
     model.train()
     start = time.perf_counter() - spent_minutes * 60
     loss_ema = float("nan")
@@ -221,12 +225,7 @@ def train(cfg: TrainConfig, out_dir: Path, resume: bool = False, on_step: StepCa
         if on_step:
             on_step(step, loss_ema, progress)
         if step % cfg.eval_every == 0:
-            point = EvalPoint(
-                step,
-                dev_loss(model, dev_batches),
-                dev_exact_match(model, tok, splits["dev"], model_cfg.n_ctx, cfg.eval_examples),
-                minutes,
-            )
+            point = evaluate_now(step, minutes)
             history.append(point)
             log.info(
                 "step %d: train loss %.4f, dev loss %.4f, dev exact %.3f",
@@ -239,12 +238,7 @@ def train(cfg: TrainConfig, out_dir: Path, resume: bool = False, on_step: StepCa
             _save_checkpoint(ckpt, model, opt, step, (time.perf_counter() - start) / 60, history)
 
     minutes = (time.perf_counter() - start) / 60
-    final = EvalPoint(
-        step,
-        dev_loss(model, dev_batches),
-        dev_exact_match(model, tok, splits["dev"], model_cfg.n_ctx, cfg.eval_examples),
-        minutes,
-    )
+    final = evaluate_now(step, minutes)
     history.append(final)
     log.info("done: %d steps in %.1f min, dev exact %.3f", step, minutes, final.dev_exact)
     _save_checkpoint(ckpt, model, opt, step, minutes, history)
