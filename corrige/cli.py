@@ -32,7 +32,7 @@ def _numpy_runtime_threads() -> None:
     share, and a second BLAS thread fighting a busy core slows them many times over."""
     import os
 
-    from corrige.server.blas import limit_blas_threads
+    from corrige.model.blas import limit_blas_threads
 
     limit_blas_threads(int(os.environ.get("CORRIGE_BLAS_THREADS", "1")))
 
@@ -227,7 +227,7 @@ def serve(
     """Serve the tutor over HTTP (grammar API + OpenAI-compatible API). Options override CORRIGE_* variables."""
     import os
 
-    from corrige.server.blas import limit_blas_threads
+    from corrige.model.blas import limit_blas_threads
 
     given = {
         "batching": batching, "host": host, "port": port, "model_dir": model, "max_batch": max_batch,
@@ -353,7 +353,7 @@ def rules_search(
     import json
     import os
 
-    from corrige.server.blas import limit_blas_threads
+    from corrige.model.blas import limit_blas_threads
 
     limit_blas_threads(int(os.environ.get("CORRIGE_BLAS_THREADS", "1")))  # before NumPy loads
     from rich.table import Table
@@ -402,7 +402,7 @@ def eval_retrieval(
     import json
     import os
 
-    from corrige.server.blas import limit_blas_threads
+    from corrige.model.blas import limit_blas_threads
 
     limit_blas_threads(int(os.environ.get("CORRIGE_BLAS_THREADS", "1")))  # before NumPy loads
     from rich.table import Table
@@ -456,7 +456,7 @@ def bench_retrieval(
     import os
     import time
 
-    from corrige.server.blas import limit_blas_threads
+    from corrige.model.blas import limit_blas_threads
 
     how = limit_blas_threads(blas_threads)
     from rich.table import Table

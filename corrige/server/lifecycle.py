@@ -21,7 +21,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from corrige.engine import Engine
-from corrige.server.blas import limit_blas_threads
+from corrige.model.blas import limit_blas_threads
 from corrige.server.service import CorrectionService, Prepared
 from corrige.tutor.agent import Tutor
 

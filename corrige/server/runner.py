@@ -16,8 +16,8 @@ from types import FrameType
 
 import uvicorn
 
+from corrige.model.blas import limit_blas_threads
 from corrige.server.app import create_app
-from corrige.server.blas import limit_blas_threads
 from corrige.server.lifecycle import drain
 from corrige.server.settings import Settings
 from corrige.tutor.agent import BUNDLED_MODEL
