@@ -18,7 +18,7 @@ from corrige.engine.errors import EngineError, InternalError
 from corrige.engine.kv_cache import SlotPool
 from corrige.engine.request import Request, RequestOutput, TokenEvent
 from corrige.engine.runner import ModelRunner, record_logprobs
-from corrige.engine.scheduler import make_scheduler
+from corrige.engine.scheduler import Scheduler, make_scheduler
 from corrige.engine.stats import StepStats
 from corrige.model.numpy_gpt import RuntimeWeights
 
@@ -60,17 +60,11 @@ class Core(Protocol):
     def close(self) -> None: ...
 
 
-class EngineCore:
-    """Scheduler + slot pool + model runner for the none, static and continuous policies."""
+class SchedulerBackedCore:
+    """The part of a core that only asks its scheduler; subclasses set `scheduler` and `clock`."""
 
-    def __init__(
-        self, weights: RuntimeWeights, config: EngineConfig, clock: Callable[[], float] = time.monotonic
-    ) -> None:
-        self.config = config
-        self.clock = clock
-        self.pool = SlotPool(weights.cfg, config.n_slots)
-        self.scheduler = make_scheduler(config, self.pool, weights.cfg.n_ctx)
-        self.runner = ModelRunner(weights, self.pool.cache)
+    scheduler: Scheduler
+    clock: Callable[[], float]
 
     @property
     def num_waiting(self) -> int:
@@ -100,6 +94,19 @@ class EngineCore:
 
     def close(self) -> None:
         pass
+
+
+class EngineCore(SchedulerBackedCore):
+    """Scheduler + slot pool + model runner for the none, static and continuous policies."""
+
+    def __init__(
+        self, weights: RuntimeWeights, config: EngineConfig, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.config = config
+        self.clock = clock
+        self.pool = SlotPool(weights.cfg, config.n_slots)
+        self.scheduler = make_scheduler(config, self.pool, weights.cfg.n_ctx)
+        self.runner = ModelRunner(weights, self.pool.cache)
 
     def step(self) -> StepResult:
         start, start_cpu = time.perf_counter(), time.thread_time()

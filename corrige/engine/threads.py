@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable
 
 from corrige.engine.config import EngineConfig
-from corrige.engine.core import Event, StepResult, finals
+from corrige.engine.core import SchedulerBackedCore, StepResult
 from corrige.engine.errors import EngineError, InternalError
 from corrige.engine.kv_cache import SlotPool
 from corrige.engine.request import FinishReason, Request, RequestStatus, TokenEvent
@@ -78,7 +78,7 @@ class ThreadsScheduler(Scheduler):
             self._finish(request, request.finish_reason or FinishReason.ABORT, now)
 
 
-class ThreadPoolCore:
+class ThreadPoolCore(SchedulerBackedCore):
     """The threads policy's core: the same interface as `EngineCore`, with N workers doing
     the model calls. Its `step()` only retires, expires and admits; it never blocks."""
 
@@ -108,32 +108,9 @@ class ThreadPoolCore:
         for worker in self._workers:
             worker.start()
 
-    @property
-    def num_waiting(self) -> int:
-        return self.scheduler.num_waiting
-
-    @property
-    def num_running(self) -> int:
-        return self.scheduler.num_running
-
-    def has_unfinished(self) -> bool:
-        return self.scheduler.has_unfinished()
-
     def ready(self) -> bool:
         # Step stats alone do not wake the loop: they ride along with the next completion.
         return bool(self._done) or self.scheduler.ready(self.clock())
-
-    def wake_time(self) -> float | None:
-        return self.scheduler.wake_time()
-
-    def add_request(self, request: Request) -> None:
-        self.scheduler.add_request(request)
-
-    def abort_request(self, request_id: str) -> list[Event]:
-        return finals(self.scheduler.abort_request(request_id, self.clock()))
-
-    def abort_all(self, error: EngineError) -> list[Event]:
-        return finals(self.scheduler.abort_all(self.clock(), error))
 
     def step(self) -> StepResult:
         result = StepResult()
