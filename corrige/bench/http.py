@@ -78,6 +78,23 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+def wait_until_ready(url: str, proc: subprocess.Popen, timeout: float) -> str:
+    """Poll `url/readyz` until it answers 200 ("ready"), the process ends ("exited") or time runs out ("timeout")."""
+    import httpx
+
+    give_up = time.monotonic() + timeout
+    while time.monotonic() < give_up:
+        if proc.poll() is not None:
+            return "exited"
+        try:
+            if httpx.get(f"{url}/readyz", timeout=1.0).status_code == 200:
+                return "ready"
+        except httpx.TransportError:
+            pass
+        time.sleep(0.05)
+    return "timeout"
+
+
 class _Server:
     """`corrige serve` in a subprocess; always stopped on exit."""
 
@@ -93,22 +110,16 @@ class _Server:
         self.proc: subprocess.Popen | None = None
 
     def __enter__(self) -> _Server:
-        import httpx
 
         self.proc = subprocess.Popen(self.command, stdout=self.log, stderr=subprocess.STDOUT)
-        give_up = time.monotonic() + 120
-        while time.monotonic() < give_up:
-            if self.proc.poll() is not None:
-                self.log.seek(0)
-                raise RuntimeError(f"the server exited: {self.log.read().decode(errors='replace')[-2000:]}")
-            try:
-                if httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200:
-                    return self
-            except httpx.TransportError:
-                pass
-            time.sleep(0.05)
-        self.__exit__()
-        raise RuntimeError("the server did not become ready within 120 s")
+        state = wait_until_ready(self.url, self.proc, timeout=120)
+        if state == "exited":
+            self.log.seek(0)
+            raise RuntimeError(f"the server exited: {self.log.read().decode(errors='replace')[-2000:]}")
+        if state == "timeout":
+            self.__exit__()
+            raise RuntimeError("the server did not become ready within 120 s")
+        return self
 
     def __exit__(self, *exc_info: object) -> None:
         if self.proc is not None and self.proc.poll() is None:

@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -22,13 +21,6 @@ from corrige.tutor.agent import BUNDLED_MODEL  # noqa: E402
 
 UVICORN = ["-m", "uvicorn", "--factory", "corrige.server.app:app_from_env", "--no-access-log", "--log-level", "warning"]
 SERVE = ["-m", "corrige.cli", "serve"]
-
-
-@pytest.fixture(autouse=True)
-def clean_environment(monkeypatch):
-    for name in list(os.environ):
-        if name.startswith("CORRIGE_"):
-            monkeypatch.delenv(name)
 
 
 @pytest.fixture(scope="session")

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import httpx
 
+from corrige.bench.http import wait_until_ready
+
 HOST = "127.0.0.1"
 
 
@@ -38,18 +40,13 @@ class ServerProcess:
         command = [sys.executable, *self.args, "--host", HOST, "--port", str(self.port)]
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(command, env=self.env, stdout=log, stderr=subprocess.STDOUT)
-        give_up = time.monotonic() + ready_timeout
-        while time.monotonic() < give_up:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"the server exited with {self.proc.returncode}:\n{self.log()}")
-            try:
-                if httpx.get(f"{self.url}/readyz", timeout=1.0).status_code == 200:
-                    return self
-            except httpx.TransportError:
-                pass
-            time.sleep(0.05)
-        self.stop()
-        raise RuntimeError(f"the server was not ready within {ready_timeout} s:\n{self.log()}")
+        state = wait_until_ready(self.url, self.proc, ready_timeout)
+        if state == "exited":
+            raise RuntimeError(f"the server exited with {self.proc.returncode}:\n{self.log()}")
+        if state == "timeout":
+            self.stop()
+            raise RuntimeError(f"the server was not ready within {ready_timeout} s:\n{self.log()}")
+        return self
 
     def log(self) -> str:
         try:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 
 import pytest
@@ -14,14 +13,6 @@ from corrige.engine import threads as threads_module
 from corrige.engine.runner import ModelRunner
 from corrige.server.app import create_app
 from corrige.server.settings import Settings
-
-
-@pytest.fixture(autouse=True)
-def clean_environment(monkeypatch):
-    """Settings come from each test, never from the developer's CORRIGE_* variables."""
-    for name in list(os.environ):
-        if name.startswith("CORRIGE_"):
-            monkeypatch.delenv(name)
 
 
 @pytest.fixture(scope="session")
