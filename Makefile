@@ -17,6 +17,8 @@ $(VENV)/.base: pyproject.toml
 
 $(VENV)/.dev: $(VENV)/.base
 	$(PIP) install -q -e '.[dev]'
+	@# browser tests drive Debian's chromium through Playwright
+	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 	touch $@
 
 serve: $(VENV)/.base

@@ -1,0 +1,43 @@
+"""The `corrige` command line. Heavy imports happen inside commands so `--help` is instant.
+
+The commands live in one module per area; each adds itself to `app` or a sub-app here:
+`core` (version, train, correct, eval, serve), `bench` (benchmarks), `rules` (knowledge base).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+app = typer.Typer(
+    help="corrige: a grammar tutor for Spanish speakers learning English, served by a tiny GPT on a CPU.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+bench_app = typer.Typer(help="Benchmarks: medians and ratios, measured side by side in one run.", no_args_is_help=True)
+app.add_typer(bench_app, name="bench")
+rules_app = typer.Typer(help="Grammar rule cards: search the knowledge base.", no_args_is_help=True)
+app.add_typer(rules_app, name="rules")
+
+console = Console()
+
+
+@app.callback()
+def main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log at DEBUG level.")] = False) -> None:
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+
+
+def _numpy_runtime_threads() -> None:
+    """One BLAS thread (CORRIGE_BLAS_THREADS overrides): the runtime's matmuls are too small to
+    share, and a second BLAS thread fighting a busy core slows them many times over."""
+    import os
+
+    from corrige.model.blas import limit_blas_threads
+
+    limit_blas_threads(int(os.environ.get("CORRIGE_BLAS_THREADS", "1")))
+
+
+from corrige.cli import bench, core, rules  # noqa: E402,F401  (each module registers its commands)

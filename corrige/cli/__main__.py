@@ -1,0 +1,3 @@
+from corrige.cli import app
+
+app(prog_name="corrige")

@@ -1,0 +1,145 @@
+"""`corrige bench …`: benchmarks, medians and ratios measured side by side in one run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from corrige.cli import bench_app, console
+
+
+@bench_app.command("model")
+def bench_model(
+    preset: Annotated[str, typer.Option(help="Model preset (random weights of that shape).")] = "seed",
+    batches: Annotated[str, typer.Option(help="Comma-separated batch sizes.")] = "1,8,32",
+    prompt_len: Annotated[int, typer.Option(help="Prompt tokens per request.")] = 24,
+    new_tokens: Annotated[int, typer.Option(help="Greedy tokens generated per request.")] = 20,
+    repeats: Annotated[int, typer.Option(help="Interleaved repetitions per batch size (medians are reported).")] = 15,
+    reference: Annotated[bool, typer.Option(help="Also time transformers' generate (needs torch).")] = True,
+    output: Annotated[Path | None, typer.Option(help="Write the results as JSON here.")] = None,
+) -> None:
+    """NumPy runtime vs transformers `generate` on the same weights: prefill, decode step, request time."""
+    from corrige.bench.model import run_model_bench
+
+    run_model_bench(
+        console,
+        preset=preset,
+        batches=[int(b) for b in batches.split(",")],
+        prompt_len=prompt_len,
+        new_tokens=new_tokens,
+        repeats=repeats,
+        reference=reference,
+        output=output,
+    )
+
+
+@bench_app.command("engine")
+def bench_engine(
+    policies: Annotated[str, typer.Option(help="Comma-separated: none, threads, static, continuous.")] = (
+        "none,threads,static,continuous"
+    ),
+    clients: Annotated[str, typer.Option(help="Comma-separated concurrent closed-loop clients.")] = "1,2,4,8,16,32,64",
+    requests: Annotated[int, typer.Option(help="Measured requests per cell (0: max(320, 16 x clients)).")] = 0,
+    duration: Annotated[float, typer.Option(help="Seconds per cell at most; requests in flight then finish.")] = 4.0,
+    model: Annotated[Path | None, typer.Option(help="Trained model directory (default: random weights).")] = None,
+    preset: Annotated[str, typer.Option(help="Preset of the random weights.")] = "seed",
+    threads: Annotated[int, typer.Option(help="Worker threads of the threads policy.")] = 4,
+    blas_threads: Annotated[int, typer.Option(help="BLAS threads (1 avoids spinning on small machines).")] = 1,
+    output: Annotated[Path | None, typer.Option(help="Write the results as JSON here.")] = None,
+) -> None:
+    """Serving policies under closed-loop load: requests/s, tokens/s, p50/p95 latency, batch size, overhead."""
+    from corrige.bench.engine import run_engine_bench
+
+    run_engine_bench(
+        console,
+        policies=[p.strip() for p in policies.split(",")],
+        clients=[int(c) for c in clients.split(",")],
+        requests=requests,
+        duration=duration,
+        model=model,
+        preset=preset,
+        threads=threads,
+        blas_threads=blas_threads,
+        output=output,
+    )
+
+
+@bench_app.command("http")
+def bench_http(
+    requests: Annotated[int, typer.Option(help="Measured corrections each way (HTTP and in process).")] = 400,
+    warmup: Annotated[int, typer.Option(help="Unmeasured corrections first, each way.")] = 40,
+    block: Annotated[int, typer.Option(help="Requests per block; HTTP and in-process blocks alternate.")] = 25,
+    model: Annotated[Path | None, typer.Option(help="Model directory (default: the bundled tutor).")] = None,
+    batching: Annotated[str, typer.Option(help="The server's and the in-process engine's policy.")] = "continuous",
+    access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="Server access log.")] = False,
+    output: Annotated[Path | None, typer.Option(help="Write the results as Markdown here.")] = None,
+    json_output: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON here.")] = None,
+) -> None:
+    """One correction at a time through a real `corrige serve` vs the same pipeline in process: p50/p95, overhead."""
+    from corrige.bench.http import run_http_bench
+
+    run_http_bench(
+        console,
+        requests=requests,
+        warmup=warmup,
+        block=block,
+        model=model,
+        batching=batching,
+        access_log=access_log,
+        output=output,
+        json_output=json_output,
+    )
+
+
+@bench_app.command("retrieval")
+def bench_retrieval(
+    queries: Annotated[int, typer.Option(help="Evaluation queries to time (0: all).")] = 0,
+    repeats: Annotated[int, typer.Option(help="Passes over the queries.")] = 1,
+    blas_threads: Annotated[int, typer.Option(help="BLAS threads (the server's default is 1).")] = 1,
+    output: Annotated[Path | None, typer.Option(help="Write the results as JSON here.")] = None,
+) -> None:
+    """Retriever.search latency per mode (bm25, dense, hybrid) over the evaluation queries: p50/p95/p99 ms."""
+    import json
+    import os
+    import time
+
+    from corrige.model.blas import limit_blas_threads
+
+    how = limit_blas_threads(blas_threads)
+    from rich.table import Table
+
+    from corrige.tutor import retrieval_eval as reval
+    from corrige.tutor.retrieval import Retriever
+
+    t0 = time.perf_counter()
+    retriever = Retriever.load()
+    startup_s = time.perf_counter() - t0
+    lq = reval.all_queries()
+    lq = lq[:queries] if queries else lq
+    stats = reval.latency_ms(retriever, lq, repeats=repeats)
+    load = os.getloadavg()
+    table = Table("mode", "n", "p50 ms", "p95 ms", "p99 ms", "mean ms", title="Retriever.search (k=5)")
+    for mode, s in stats.items():
+        table.add_row(
+            mode, str(s["n"]), f"{s['p50_ms']:.2f}", f"{s['p95_ms']:.2f}", f"{s['p99_ms']:.2f}", f"{s['mean_ms']:.2f}"
+        )
+    console.print(table)
+    console.print(
+        f"start-up {startup_s:.2f} s (retriever build, embedding cache as found); BLAS threads "
+        f"{blas_threads} ({how}); {os.cpu_count()} CPUs; load average {load[0]:.2f}"
+    )
+    if output:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        result = {
+            "latency": stats,
+            "startup_s": round(startup_s, 3),
+            "blas_threads": blas_threads,
+            "cpus": os.cpu_count(),
+            "loadavg": [round(x, 2) for x in load],
+            "mode": retriever.mode,
+            "command": f"corrige bench retrieval --queries {queries} --repeats {repeats}",
+        }
+        output.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        console.print(f"[green]wrote[/] {output}")

@@ -1,0 +1,283 @@
+"""Everyday commands: version, train, correct, eval, serve."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from corrige.cli import _numpy_runtime_threads, app, console
+
+
+@app.command()
+def version() -> None:
+    """Print the installed version."""
+    from corrige import __version__
+
+    console.print(f"corrige {__version__}")
+
+
+@app.command()
+def train(
+    out: Annotated[Path, typer.Option(help="Output model directory.")] = Path("runs/tutor"),
+    preset: Annotated[str, typer.Option(help="Model preset: seed (~0.5M params) or tutor (bundled).")] = "tutor",
+    minutes: Annotated[float, typer.Option(help="Wall-clock budget; the LR schedule ends with it.")] = 40.0,
+    max_steps: Annotated[int, typer.Option(help="Step budget; the first budget to run out ends training.")] = 20_000,
+    n_train: Annotated[int, typer.Option(help="Synthetic training examples.")] = 200_000,
+    batch_size: Annotated[int, typer.Option()] = 64,
+    lr: Annotated[float, typer.Option(help="Peak learning rate (AdamW, cosine decay).")] = 3e-3,
+    seed: Annotated[int, typer.Option(help="Seed for initialisation and batch order.")] = 0,
+    data_seed: Annotated[int, typer.Option(help="Seed of the synthetic corpus.")] = 0,
+    eval_every: Annotated[int, typer.Option(help="Steps between dev evaluations.")] = 1_000,
+    threads: Annotated[int, typer.Option(help="Torch threads (0: default).")] = 0,
+    resume: Annotated[bool, typer.Option(help="Continue from OUT/checkpoint.pt if present.")] = False,
+) -> None:
+    """Train a tutor model with PyTorch (needs the `train` extra) and export it for the NumPy runtime."""
+    try:
+        from corrige.train.loop import TrainConfig
+        from corrige.train.loop import train as run_training
+    except ImportError as exc:  # torch missing
+        raise typer.BadParameter(f"training needs torch: pip install -e '.[train]' ({exc})") from exc
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    cfg = TrainConfig(
+        preset=preset,
+        data_seed=data_seed,
+        seed=seed,
+        n_train=n_train,
+        batch_size=batch_size,
+        lr=lr,
+        max_steps=max_steps,
+        max_minutes=minutes,
+        eval_every=eval_every,
+        threads=threads,
+    )
+    with Progress(
+        TextColumn("[bold]train"),
+        BarColumn(),
+        TextColumn("{task.percentage:>5.1f}%"),
+        TextColumn("step {task.fields[step]} loss {task.fields[loss]:.4f}"),
+        TimeElapsedColumn(),
+        console=console,
+    ) as bar:
+        task = bar.add_task("train", total=1.0, step=0, loss=float("nan"))
+        result = run_training(
+            cfg,
+            out,
+            resume=resume,
+            on_step=lambda step, loss, progress: bar.update(task, completed=progress, step=step, loss=loss),
+        )
+    console.print(f"[green]trained[/] {result.steps} steps in {result.minutes:.1f} min → {result.out_dir}")
+    for point in result.history:
+        console.print(f"  step {point.step:>6}: dev loss {point.dev_loss:.4f}, dev exact {point.dev_exact:.3f}")
+
+
+@app.command()
+def correct(
+    sentences: Annotated[list[str], typer.Argument(help="One or more English sentences to correct.")],
+    model: Annotated[Path | None, typer.Option(help="Model directory (default: the bundled tutor).")] = None,
+) -> None:
+    """Correct sentences and explain in Spanish: `corrige correct "Yesterday I goed to the store"`."""
+    _numpy_runtime_threads()
+    from rich.table import Table
+
+    from corrige.tutor.agent import Tutor
+    from corrige.tutor.codec import PromptTooLong
+
+    tutor = Tutor.load(model)
+    for sentence in sentences:
+        try:
+            c = tutor.correct(sentence)
+        except PromptTooLong as exc:
+            console.print(f"[red]error[/] {exc}")
+            raise typer.Exit(2) from exc
+        console.print(f"[bold]{c.sentence}[/]")
+        if c.abstained:
+            console.print(f"  [yellow]sin cambios[/] ({c.abstain_reason}): {c.gloss}")
+            continue
+        mark = "[green]✓[/]" if not c.changed else "[cyan]→[/]"
+        console.print(f"  {mark} {c.corrected}\n  [italic]{c.gloss}[/]")
+        if c.edits:
+            table = Table("start", "end", "original", "replacement", "category", box=None, padding=(0, 1))
+            for e in c.edits:
+                table.add_row(str(e.start), str(e.end), e.original or "∅", e.replacement or "∅", e.category)
+            console.print(table)
+
+
+@app.command("eval")
+def eval_cmd(
+    model: Annotated[Path | None, typer.Option(help="Model directory (default: the bundled tutor).")] = None,
+    split: Annotated[str, typer.Option(help="Synthetic split: test or dev.")] = "test",
+    n: Annotated[int, typer.Option(help="Synthetic sentences to evaluate.")] = 2000,
+    realistic: Annotated[bool, typer.Option(help="Also evaluate the hand-written learner sentences.")] = True,
+    sweep: Annotated[bool, typer.Option(help="Compare abstention thresholds on the same generations.")] = False,
+    latency: Annotated[bool, typer.Option(help="Also time single corrections at batch 1.")] = True,
+    card: Annotated[bool, typer.Option(help="Write MODEL_CARD.md and eval.json into the model directory.")] = False,
+    min_token_prob: Annotated[float | None, typer.Option(help="Override the abstention threshold.")] = None,
+) -> None:
+    """Exact match, edit precision/recall/F0.5, false alarms, abstentions, per category."""
+    _numpy_runtime_threads()
+    from dataclasses import asdict, replace
+
+    from rich.progress import Progress
+    from rich.table import Table
+
+    from corrige.tutor import assess
+    from corrige.tutor.agent import BUNDLED_MODEL, Tutor
+
+    tutor = Tutor.load(model)
+    if min_token_prob is not None:
+        tutor.config = replace(tutor.config, min_token_prob=min_token_prob)
+    sets = {f"synthetic {split}": assess.synthetic_items(split, n=n)}
+    if realistic:
+        sets["realistic (hand-written)"] = assess.realistic_items()
+    results: dict = {
+        "sets": {},
+        "params": tutor.weights.cfg.num_params(),
+        "command": "corrige eval " + ("--card" if card else ""),
+    }
+    summary = Table("set", "n", "exact", "P", "R", "F0.5", "false alarms", "abstain", title="tutor evaluation")
+    for name, items in sets.items():
+        with Progress(console=console, transient=True) as bar:
+            task = bar.add_task(name, total=len(items))
+            generated = assess.generate_all(tutor, items, on_batch=lambda k, t=task: bar.advance(t, k))
+        metrics = assess.score(generated, assess.interpret_all(tutor, generated))
+        results["sets"][name] = {k: v for k, v in asdict(metrics).items() if k != "per_category"}
+        if name.startswith("synthetic"):
+            results["per_category"] = {k: asdict(v) for k, v in metrics.per_category.items()}
+        summary.add_row(
+            name,
+            str(metrics.n),
+            f"{metrics.exact_match:.3f}",
+            f"{metrics.precision:.3f}",
+            f"{metrics.recall:.3f}",
+            f"{metrics.f05:.3f}",
+            f"{metrics.false_alarm_rate:.3f}",
+            f"{metrics.abstain_rate:.3f}",
+        )
+        if sweep:
+            table = Table(
+                "min token prob", "exact", "P", "F0.5", "false alarms", "abstain", title=f"threshold sweep: {name}"
+            )
+            for t, m in assess.threshold_sweep(tutor, generated, [0.0, 0.2, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7]).items():
+                table.add_row(
+                    f"{t:.2f}",
+                    f"{m.exact_match:.3f}",
+                    f"{m.precision:.3f}",
+                    f"{m.f05:.3f}",
+                    f"{m.false_alarm_rate:.3f}",
+                    f"{m.abstain_rate:.3f}",
+                )
+            console.print(table)
+    console.print(summary)
+    if "per_category" in results:
+        cats = Table("category", "sentences", "exact", "recall", "precision", title="per category (synthetic)")
+        for cat, c in sorted(results["per_category"].items()):
+            cats.add_row(
+                cat, str(c["sentences"]), f"{c['exact_match']:.3f}", f"{c['recall']:.3f}", f"{c['precision']:.3f}"
+            )
+        console.print(cats)
+    if latency:
+        sentences = [i.source for i in sets[f"synthetic {split}"][:100]]
+        results["latency"] = assess.correction_latency_ms(tutor, sentences)
+        lat = results["latency"]
+        console.print(
+            f"batch-1 correction: p50 {lat['p50_ms']:.2f} ms, p95 {lat['p95_ms']:.2f} ms "
+            f"({lat['mean_prompt_tokens']:.1f} tokens in, {lat['mean_completion_tokens']:.1f} out)"
+        )
+    if card:
+        from corrige.train.card import write_card
+
+        syn = results["sets"][f"synthetic {split}"]
+        targets = [
+            {
+                "name": "synthetic exact match ≥ 0.90",
+                "value": f"{syn['exact_match']:.3f}",
+                "met": syn["exact_match"] >= 0.9,
+            },
+            {"name": "synthetic edit F0.5 ≥ 0.90", "value": f"{syn['f05']:.3f}", "met": syn["f05"] >= 0.9},
+            {
+                "name": "synthetic false alarms ≤ 2%",
+                "value": f"{syn['false_alarm_rate']:.3f}",
+                "met": syn["false_alarm_rate"] <= 0.02,
+            },
+        ]
+        real = results["sets"].get("realistic (hand-written)")
+        if real:
+            targets += [
+                {"name": "realistic edit F0.5 ≥ 0.60", "value": f"{real['f05']:.3f}", "met": real["f05"] >= 0.6},
+                {
+                    "name": "realistic false alarms ≤ 5%",
+                    "value": f"{real['false_alarm_rate']:.3f}",
+                    "met": real["false_alarm_rate"] <= 0.05,
+                },
+            ]
+        if latency:
+            lat = results["latency"]
+            targets.append(
+                {
+                    "name": "batch-1 correction ≤ 8 ms (p50)",
+                    "value": f"{lat['p50_ms']:.2f} ms",
+                    "met": lat["p50_ms"] <= 8,
+                }
+            )
+        results["targets"] = targets
+        path = write_card(Path(model) if model else BUNDLED_MODEL, results)
+        console.print(f"[green]wrote[/] {path}")
+
+
+@app.command()
+def serve(
+    batching: Annotated[str | None, typer.Option(help="none | threads | static | continuous.")] = None,
+    host: Annotated[str | None, typer.Option(help="Address to listen on.")] = None,
+    port: Annotated[int | None, typer.Option(help="Port to listen on.")] = None,
+    model: Annotated[Path | None, typer.Option(help="Model directory (default: the bundled tutor).")] = None,
+    max_batch: Annotated[int | None, typer.Option(help="Most requests in one model call.")] = None,
+    max_waiting: Annotated[int | None, typer.Option(help="Queued requests beyond this get 503.")] = None,
+    n_slots: Annotated[int | None, typer.Option(help="KV cache slots (requests in flight).")] = None,
+    threads: Annotated[int | None, typer.Option(help="Worker threads of --batching threads.")] = None,
+    queue_timeout: Annotated[float | None, typer.Option(help="Seconds a request may wait for the model (504).")] = None,
+    rate_limit: Annotated[float | None, typer.Option(help="Requests/s per client; 0 disables the limit.")] = None,
+    max_body_bytes: Annotated[int | None, typer.Option(help="Larger request bodies get 413.")] = None,
+    drain_grace: Annotated[float | None, typer.Option(help="Seconds in-flight requests get on SIGTERM.")] = None,
+    access_log: Annotated[bool | None, typer.Option("--access-log/--no-access-log", help="Log every request.")] = None,
+) -> None:
+    """Serve the tutor over HTTP (grammar API + OpenAI-compatible API). Options override CORRIGE_* variables."""
+    import os
+
+    from corrige.model.blas import limit_blas_threads
+
+    given = {
+        "batching": batching,
+        "host": host,
+        "port": port,
+        "model_dir": model,
+        "max_batch": max_batch,
+        "max_waiting": max_waiting,
+        "n_slots": n_slots,
+        "n_threads": threads,
+        "queue_timeout_s": queue_timeout,
+        "rate_limit": rate_limit,
+        "max_body_bytes": max_body_bytes,
+        "drain_grace_s": drain_grace,
+        "access_log": access_log,
+    }
+    limit_blas_threads(int(os.environ.get("CORRIGE_BLAS_THREADS", "1")))  # before NumPy loads
+    from pydantic import ValidationError
+
+    from corrige.server.runner import check_model_dir
+    from corrige.server.runner import serve as run_server
+    from corrige.server.settings import Settings
+
+    try:
+        settings = Settings(**{k: v for k, v in given.items() if v is not None})
+    except ValidationError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    try:
+        check_model_dir(settings)
+    except FileNotFoundError as exc:
+        console.print(f"[red]error[/] {exc}")
+        raise typer.Exit(2) from exc
+    console.print(f"corrige: serving on [bold]http://{settings.host}:{settings.port}[/] (API docs at /docs)")
+    run_server(settings)

@@ -1,0 +1,137 @@
+"""The knowledge base: `corrige rules search`, `corrige eval-retrieval`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from corrige.cli import app, console, rules_app
+
+
+def _parse_edit(spec: str) -> tuple[str, str]:
+    original, sep, replacement = spec.partition("=>")
+    if not sep or not original.strip() or not replacement.strip():
+        raise typer.BadParameter(f"expected 'original => replacement', got {spec!r}")
+    return original.strip(), replacement.strip()
+
+
+@rules_app.command("search")
+def rules_search(
+    text: Annotated[str, typer.Argument(help="A learner sentence, or any question about a rule (English or Spanish).")],
+    corrected: Annotated[str | None, typer.Option(help="The corrected sentence: its edits join the query.")] = None,
+    edit: Annotated[list[str] | None, typer.Option("--edit", "-e", help="An edit 'original => replacement'.")] = None,
+    category: Annotated[list[str] | None, typer.Option("--category", "-c", help="An error category id.")] = None,
+    k: Annotated[int, typer.Option("-k", help="How many cards.")] = 5,
+    mode: Annotated[
+        str | None, typer.Option(help="hybrid | bm25 | dense (default: hybrid; bm25 without the model).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the hits as JSON.")] = False,
+) -> None:
+    """Rule cards for a sentence: `corrige rules search "I am married with Laura" --corrected "…married to Laura"`."""
+    import json
+    import os
+
+    from corrige.model.blas import limit_blas_threads
+
+    limit_blas_threads(int(os.environ.get("CORRIGE_BLAS_THREADS", "1")))  # before NumPy loads
+    from rich.table import Table
+
+    from corrige.tutor.categories import CATEGORY_IDS
+    from corrige.tutor.edits import diff_edits
+    from corrige.tutor.retrieval import RetrievalError, Retriever
+
+    unknown = [c for c in category or [] if c not in CATEGORY_IDS]
+    if unknown:
+        raise typer.BadParameter(f"unknown categories {unknown}; known: {', '.join(CATEGORY_IDS)}")
+    if mode not in (None, "hybrid", "bm25", "dense"):
+        raise typer.BadParameter(f"mode must be hybrid, bm25 or dense, not {mode!r}")
+    edits: list = [_parse_edit(e) for e in edit or []]
+    if corrected:
+        edits += diff_edits(text, corrected)
+    retriever = Retriever.load()
+    try:
+        hits = retriever.search(text, edits, category or [], k=k, mode=mode)  # type: ignore[arg-type]
+    except RetrievalError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    if as_json:
+        rows = [h.summary() | {"bm25_rank": h.bm25_rank, "dense_rank": h.dense_rank} for h in hits]
+        console.print_json(json.dumps({"mode": mode or retriever.mode, "hits": rows}, ensure_ascii=False))
+        return
+    table = Table("#", "card", "score", "bm25", "dense", "title", title=f"rule cards ({mode or retriever.mode})")
+    for rank, h in enumerate(hits, start=1):
+        table.add_row(
+            str(rank), h.card.id, f"{h.score:.4f}", str(h.bm25_rank or "–"), str(h.dense_rank or "–"), h.card.title
+        )
+    console.print(table)
+    for h in hits[:3]:
+        ex = h.card.examples[0]
+        console.print(
+            f"[bold]{h.card.title}[/] ({h.card.label}, {h.card.level})\n  {h.card.explanation}\n"
+            f"  [red]✗[/] {ex.wrong}\n  [green]✓[/] {ex.right}"
+        )
+
+
+@app.command("eval-retrieval")
+def eval_retrieval(
+    n_test: Annotated[int, typer.Option(help="Synthetic test examples to draw single-error queries from.")] = 900,
+    seed: Annotated[int, typer.Option(help="Seed of the synthetic corpus.")] = 0,
+    misses: Annotated[int, typer.Option(help="Show up to this many hybrid misses (top 5).")] = 0,
+    output: Annotated[Path | None, typer.Option(help="Write the results as JSON here.")] = None,
+) -> None:
+    """Retrieval quality: recall@1/@5 of the right rule card for BM25, dense and hybrid retrieval."""
+    import dataclasses
+    import json
+    import os
+
+    from corrige.model.blas import limit_blas_threads
+
+    limit_blas_threads(int(os.environ.get("CORRIGE_BLAS_THREADS", "1")))  # before NumPy loads
+    from rich.table import Table
+
+    from corrige.tutor import retrieval_eval as reval
+    from corrige.tutor.retrieval import Retriever
+
+    retriever = Retriever.load()
+    queries = reval.all_queries(n_test=n_test, seed=seed)
+    report = reval.evaluate(retriever, queries)
+    # Robustness: the same queries without their categories (a category the tutor missed, or CLI text).
+    bare = [dataclasses.replace(q, query=dataclasses.replace(q.query, categories=())) for q in queries]
+    bare_report = reval.evaluate(retriever, bare)
+    results = {
+        "with_categories": report.as_dict(),
+        "without_categories": bare_report.as_dict(),
+        "command": f"corrige eval-retrieval --n-test {n_test} --seed {seed}",
+    }
+    for name, rep in (("with categories (as served)", report), ("without categories", bare_report)):
+        table = Table(
+            "queries", "n", *(f"{m} R@{k}" for m in rep.overall for k in reval.KS), title=f"retrieval: {name}"
+        )
+        rows = {**rep.by_source, "all": rep.overall}
+        for source, recalls in rows.items():
+            n = next(iter(recalls.values())).n
+            table.add_row(source, str(n), *(f"{r.at(k):.3f}" for r in recalls.values() for k in reval.KS))
+        console.print(table)
+    console.print(
+        f"{report.n_queries} queries, {report.n_pinned} with a pinned sub-rule "
+        "(the others accept any card of their category)"
+    )
+    if "hybrid" in report.overall:
+        h5 = report.overall["hybrid"].at(5)
+        others = max(report.overall["bm25"].at(5), report.overall["dense"].at(5))
+        met = h5 >= 0.95 and h5 > others
+        results["target_met"] = met
+        console.print(
+            f"target hybrid R@5 ≥ 0.95 and above both: {'[green]met' if met else '[red]not met'}[/] "
+            f"({h5:.3f} vs best single {others:.3f})"
+        )
+    for _, lq, top in report.misses[:misses]:
+        console.print(
+            f"[yellow]miss[/] {lq.source}: {lq.query.sentence!r} {list(lq.query.edits)} "
+            f"want {sorted(lq.relevant)} got {top}"
+        )
+    if output:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        console.print(f"[green]wrote[/] {output}")
