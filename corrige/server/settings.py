@@ -6,12 +6,19 @@ directly. Nothing here is instantiated at import time.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from corrige.engine import EngineConfig, Policy
+
+
+def default_state_dir() -> Path:
+    """Where the server keeps its files unless told otherwise: $XDG_STATE_HOME/corrige or ~/.local/state/corrige."""
+    base = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+    return Path(base) / "corrige"
 
 
 class Settings(BaseSettings):
@@ -47,6 +54,15 @@ class Settings(BaseSettings):
     rate_limit: float = Field(20.0, ge=0)  # requests per second per client (token bucket); 0 disables it
     rate_burst: int = Field(0, ge=0)  # bucket size; 0: twice the rate (at least 1)
     retry_after_s: int = Field(1, ge=1)  # the Retry-After sent with 503 overloaded / draining
+
+    # ---- observability ----
+    tracing: bool = True  # one OpenTelemetry trace per request
+    trace_store: Path = Field(default_factory=lambda: default_state_dir() / "traces.sqlite")  # local span store
+    trace_store_max_spans: int = Field(200_000, ge=100)  # the oldest spans go first
+    otlp_endpoint: str | None = None  # e.g. http://127.0.0.1:4318/v1/traces: also export spans over OTLP/HTTP
+    metrics: bool = True  # Prometheus /metrics
+    budget_file: Path | None = None  # latency budget TOML; None: the bundled one (corrige/obs/budget.toml)
+    price_per_cpu_hour: float = Field(0.05, ge=0)  # USD, for the cost.usd estimate on every trace
 
     # ---- shutdown ----
     drain_grace_s: float = Field(10.0, ge=0)  # on SIGTERM, in-flight requests get this long to finish
