@@ -124,6 +124,8 @@ class EngineCore(SchedulerBackedCore):
             result.finish(scheduler.fail(output, InternalError(f"the model failed: {exc}"), self.clock()))
             return result
         now = self.clock()
+        for row in rows:
+            row.record_step(output.batch_size, ran.model_cpu_s)
         record_logprobs(rows, ran.logprobs)
         finished = scheduler.update_from_output(output, ran.sampled_token_ids, now)
         result.events.extend(

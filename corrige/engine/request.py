@@ -107,6 +107,12 @@ class Request:
     scheduled_time: float | None = None
     finish_time: float | None = None
     token_times: list[float] = field(default_factory=list)
+    # model steps this request went through, for traces and cost: how many, the batch sizes they
+    # ran at (summed), the batch size of its prefill, and its share of the forward passes' CPU time
+    num_steps: int = 0
+    batch_size_sum: int = 0
+    prefill_batch_size: int = 0
+    model_cpu_s: float = 0.0
     _generator: np.random.Generator | None = None
 
     @property
@@ -134,6 +140,14 @@ class Request:
             return FinishReason.LENGTH
         return None
 
+    def record_step(self, batch_size: int, model_cpu_s: float) -> None:
+        """Account one model step this request ran in (`model_cpu_s`: the step's forward CPU time)."""
+        if self.num_steps == 0:
+            self.prefill_batch_size = batch_size
+        self.num_steps += 1
+        self.batch_size_sum += batch_size
+        self.model_cpu_s += model_cpu_s / batch_size
+
     def finish(self, reason: FinishReason, now: float, error: EngineError | None = None) -> None:
         self.status = RequestStatus.FINISHED
         self.finish_reason = reason
@@ -155,6 +169,10 @@ class Request:
             prefill_s=None if first is None or self.scheduled_time is None else first - self.scheduled_time,
             decode_s=None if first is None else times[-1] - first,
             inter_token_s=tuple(b - a for a, b in zip(times, times[1:], strict=False)),
+            num_steps=self.num_steps,
+            mean_batch_size=self.batch_size_sum / self.num_steps if self.num_steps else 0.0,
+            prefill_batch_size=self.prefill_batch_size,
+            model_cpu_s=self.model_cpu_s,
         )
 
     def output(self) -> RequestOutput:

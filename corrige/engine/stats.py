@@ -62,6 +62,10 @@ class RequestStats:
     prefill_s: float | None  # admission to the first token
     decode_s: float | None  # first token to the last token
     inter_token_s: tuple[float, ...]  # gaps between consecutive tokens
+    num_steps: int = 0  # model steps it ran in (prefill included)
+    mean_batch_size: float = 0.0  # mean batch size of those steps
+    prefill_batch_size: int = 0  # batch size of the step that prefilled it
+    model_cpu_s: float = 0.0  # its share of those steps' forward CPU time (step CPU / batch size)
 
     @property
     def latency_s(self) -> float:

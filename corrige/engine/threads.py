@@ -152,6 +152,7 @@ class ThreadPoolCore(SchedulerBackedCore):
                 now = self.clock()
                 token = ran.sampled_token_ids[0]
                 record_logprobs([request], ran.logprobs)
+                request.record_step(1, ran.model_cpu_s)
                 reason = request.append_token(token, now, self.n_ctx)
                 if request.stream:
                     self._emit_token(request, TokenEvent(request.request_id, token, len(request.output_token_ids) - 1))

@@ -23,12 +23,12 @@ from corrige.server.guards import (
     TokenBucketLimiter,
 )
 from corrige.server.lifecycle import lifespan
-from corrige.server.routes import grammar, health, openai
+from corrige.server.routes import grammar, health, metrics, openai, tools
 from corrige.server.settings import Settings
 
 API_PREFIXES = ("/v1/", "/correct")
 NOT_RATE_LIMITED = ("/v1/engine/stats", "/v1/models")
-ALWAYS_OPEN = ("/healthz", "/readyz", "/v1/engine/stats")  # answered while draining
+ALWAYS_OPEN = ("/healthz", "/readyz", "/v1/engine/stats", "/metrics")  # answered while draining
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -41,10 +41,13 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.settings = settings
     app.state.drain = DrainState()
     app.state.tutor = app.state.engine = app.state.service = None
+    app.state.tracing = app.state.trace_store = app.state.metrics = None  # set by the lifespan
 
     app.include_router(grammar.router)
     app.include_router(openai.router)
     app.include_router(health.router)
+    app.include_router(metrics.router)
+    app.include_router(tools.router)
     install_error_handlers(app)
 
     # add_middleware wraps: the last one added is the outermost

@@ -1,27 +1,48 @@
-"""Request identity and the outermost safety net, as pure ASGI middleware.
+"""Request identity, the request's trace and metrics, and the outermost safety net, as pure
+ASGI middleware.
 
 Every request gets an id: the client's `X-Request-ID` when it is a sane token, a fresh one
-otherwise. It is stored in `scope["state"]["request_id"]` (so `request.state.request_id`),
-sent back as `X-Request-ID` on every response, errors included, and goes into every error
-body. The arrival time (`time.perf_counter()`) is stored too, so the service can time the
-ingress stage. An exception that escapes the app becomes a logged 500 with the same model.
+otherwise. It is sent back as `X-Request-ID` on every response, errors included, and goes into
+every error body. A `RequestMeta` in `scope["state"]["meta"]` (`request.state.meta`) carries
+the id, the arrival time (`time.perf_counter()`), and for POST requests the request's trace:
+its `http.request` root opens here (continuing the caller's W3C `traceparent`), the stages add
+their spans as they run, and the root closes when the last byte has gone out. A request that
+a guard refused before the handler still leaves a whole trace: this middleware records its
+`security.check` span with the verdict and the error code (or its `validate.body` span, for
+a body that failed validation). An exception that escapes the app becomes a logged 500.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import time
 import uuid
+from dataclasses import dataclass
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from corrige.obs import spans as S
+from corrige.obs.tracing import RequestTrace
 from corrige.server.errors import send_error
 
 logger = logging.getLogger(__name__)
 
 REQUEST_ID_HEADER = b"x-request-id"
 _VALID_ID = re.compile(rb"[A-Za-z0-9][A-Za-z0-9._:\-]{0,127}")
+_TRACE_HEADERS = (b"traceparent", b"tracestate")
+
+
+@dataclass(slots=True)
+class RequestMeta:
+    """What the layers of one request share, from ingress to the last byte."""
+
+    request_id: str
+    received_at: float  # time.perf_counter() when the request reached the app
+    trace: RequestTrace | None = None  # POST requests, when tracing is on
+    guards_done_at: float | None = None  # the body guard passed: validation starts
+    bytes_in: int = 0  # request body size
 
 
 def new_request_id() -> str:
@@ -36,6 +57,23 @@ def client_request_id(headers: list[tuple[bytes, bytes]]) -> str | None:
     return None
 
 
+def _trace_headers(headers: list[tuple[bytes, bytes]]) -> dict[str, str] | None:
+    found = {k.decode("latin-1"): v.decode("latin-1") for k, v in headers if k in _TRACE_HEADERS}
+    return found or None
+
+
+def _route_of(scope: Scope) -> str:
+    route = scope.get("route")
+    return getattr(route, "path", None) or "unmatched"  # the template, never the raw path (bounded labels)
+
+
+def _error_code(body: bytes) -> str | None:
+    try:
+        return json.loads(body)["error"]["code"]
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
 class RequestContextMiddleware:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -44,18 +82,38 @@ class RequestContextMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        received_at = time.perf_counter()
         request_id = client_request_id(scope["headers"]) or new_request_id()
+        meta = RequestMeta(request_id, received_at)
         state = scope.setdefault("state", {})
         state["request_id"] = request_id
-        state["received_at"] = time.perf_counter()
+        state["received_at"] = received_at
+        state["meta"] = meta
+        app_state = scope["app"].state if "app" in scope else None
+        observed = scope["method"] == "POST"
+        tracing = getattr(app_state, "tracing", None) if observed else None
+        metrics = getattr(app_state, "metrics", None) if observed else None
+        if tracing is not None:
+            meta.trace = tracing.request(
+                request_id, received_at, _trace_headers(scope["headers"]), **{"http.route": scope["path"]}
+            )
         id_header = (REQUEST_ID_HEADER, request_id.encode("ascii"))
         started = False
+        status = 500
+        bytes_out = 0
+        error_chunks: list[bytes] = []
 
         async def send_with_id(message: Message) -> None:
-            nonlocal started
+            nonlocal started, status, bytes_out
             if message["type"] == "http.response.start":
                 started = True
+                status = message["status"]
                 message["headers"] = [*message.get("headers", ()), id_header]
+            elif message["type"] == "http.response.body":
+                body = message.get("body", b"")
+                bytes_out += len(body)
+                if status >= 400 and observed:
+                    error_chunks.append(body)
             await send(message)
 
         try:
@@ -64,3 +122,26 @@ class RequestContextMiddleware:
             logger.exception("request %s %s (id %s) failed", scope.get("method"), scope.get("path"), request_id)
             if not started:
                 await send_error(send_with_id, 500, "internal_error", "the server failed; please retry", request_id)
+        finally:
+            if observed:
+                self._close(scope, meta, metrics, status, bytes_out, error_chunks)
+
+    @staticmethod
+    def _close(scope: Scope, meta: RequestMeta, metrics, status: int, bytes_out: int, errors: list[bytes]) -> None:
+        end = time.perf_counter()
+        code = _error_code(b"".join(errors)) if errors else None
+        trace = meta.trace
+        if trace is not None:
+            if status >= 400 and code is not None:
+                recorded = trace.recorded
+                if meta.guards_done_at is None and S.SECURITY not in recorded:
+                    # refused by a guard in front of the app (rate limit, body size, draining)
+                    trace.timed(S.SECURITY, meta.received_at, end, **{S.VERDICT: "refuse", S.REASON: code})
+                elif not recorded and meta.guards_done_at is not None:
+                    # the body failed validation before the handler ran
+                    trace.timed(S.VALIDATE, meta.guards_done_at, end, code, **{S.BYTES_IN: meta.bytes_in})
+            trace.finish(end, status, code, **{S.BYTES_IN: meta.bytes_in, S.BYTES_OUT: bytes_out})
+        if metrics is not None:
+            metrics.on_request_done(_route_of(scope), end - meta.received_at, status, code)
+            if trace is not None:
+                metrics.on_trace(trace.spans)

@@ -12,6 +12,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from corrige.engine import Engine
+from corrige.server.context import RequestMeta
 from corrige.server.errors import ApiError
 from corrige.server.guards import DrainState
 from corrige.server.service import CorrectionService
@@ -51,9 +52,9 @@ def request_id_of(request: Request) -> str:
     return request.state.request_id
 
 
-def received_at_of(request: Request) -> float:
-    """When the request reached the app (`time.perf_counter()`), for the `ingress` stage."""
-    return request.state.received_at
+def meta_of(request: Request) -> RequestMeta:
+    """What the request's layers share: id, arrival time, trace (`RequestContextMiddleware`)."""
+    return request.state.meta
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]

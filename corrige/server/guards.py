@@ -191,6 +191,10 @@ class BodyGuardMiddleware:
                 message = f"the body is not valid UTF-8 (byte {exc.start}); send text encoded as UTF-8"
                 await send_error(send, 400, "invalid_encoding", message, request_id)
                 return
+        meta = scope.get("state", {}).get("meta")
+        if meta is not None:  # for the trace: the guards ended here, validation starts
+            meta.guards_done_at = time.perf_counter()
+            meta.bytes_in = len(body)
         replayed = False
 
         async def replay() -> Message:

@@ -22,6 +22,7 @@ from fastapi import FastAPI
 
 from corrige.engine import Engine
 from corrige.model.blas import limit_blas_threads
+from corrige.server.observe import load_rules, start_observability
 from corrige.server.service import CorrectionService, Prepared
 from corrige.tutor.agent import Tutor
 
@@ -42,7 +43,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         delay_s = settings.debug_step_delay_ms / 1000
         engine.subscribe(on_step=lambda _step: time.sleep(delay_s))
         logger.warning("debug_step_delay_ms=%g: every model step is slowed down (testing only)", delay_s * 1000)
-    service = CorrectionService(tutor, engine, settings)
+    stop_observability = start_observability(state, settings, engine)
+    rules = await asyncio.to_thread(load_rules, settings)
+    service = CorrectionService(tutor, engine, settings, rules)
     try:
         if settings.warmup:
             await warm_up(service)
@@ -63,6 +66,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     finally:
         await asyncio.to_thread(engine.close)
         logger.info("engine closed")
+        if rules is not None:
+            rules.close()
+        await asyncio.to_thread(stop_observability)  # writes the last spans
 
 
 async def warm_up(service: CorrectionService) -> None:

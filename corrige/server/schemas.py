@@ -31,6 +31,7 @@ class ErrorResponse(BaseModel):
 class CorrectRequest(StrictModel):
     sentence: str = Field(description="One English sentence written by a learner.")
     stream: bool = Field(False, description="Answer as server-sent events: tokens as they decode, then the result.")
+    rules: bool = Field(True, description="Include the rule cards that explain the edits (`rules` in the answer).")
 
 
 class BatchCorrectRequest(StrictModel):
@@ -45,6 +46,21 @@ class EditOut(BaseModel):
     category: str = Field(description="Error category id, e.g. `past_irregular`.")
 
 
+class RuleExample(BaseModel):
+    wrong: str
+    right: str
+
+
+class RuleOut(BaseModel):
+    id: str = Field(description="Rule card id, e.g. `preposition_married_to`.")
+    title: str
+    category: str
+    level: str = Field(description="CEFR level, A1-C1.")
+    explanation: str = Field(description="The rule, briefly, in Spanish.")
+    example: RuleExample
+    score: float = Field(description="Retrieval score (reciprocal rank fusion of BM25 and the bi-encoder).")
+
+
 class Usage(BaseModel):
     prompt_tokens: int
     completion_tokens: int
@@ -57,6 +73,9 @@ class CorrectionOut(BaseModel):
     explanation: str = Field(description="Spanish gloss of the corrections (or why the tutor left the sentence as is).")
     abstained: bool = Field(description="The tutor was unsure and returned the sentence unchanged.")
     edits: list[EditOut]
+    rules: list[RuleOut] = Field(
+        default_factory=list, description="Rule cards behind the edits, best first (none for an unchanged sentence)."
+    )
     usage: Usage
     timings_ms: dict[str, float] = Field(description="Milliseconds per stage of the pipeline.")
 

@@ -5,8 +5,12 @@
 
 Each stage is timed with `time.perf_counter` into `timings_ms`; `ingress` is the time from
 the first byte of the request reaching the app to the handler (body read, JSON parsing,
-validation, middleware guards). Stage boundaries are kept explicit here so tracing spans can
-hang on them. Routes stay thin: they call these methods and return what they give.
+validation, middleware guards). When the request is traced (`RequestMeta.trace`), each stage
+also becomes a span of seed 004's contract (`corrige.obs.spans`): validate.body,
+security.check, tokenize.bpe, model.prefill, model.decode, format.json, retrieve.hybrid (after
+the model: the rule cards explain the tutor's edits) and cost.emit (the response serialised,
+with the request's CPU time, tokens and price). Routes stay thin: they call these methods and
+return what they give.
 """
 
 from __future__ import annotations
@@ -18,18 +22,27 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
+from fastapi.responses import Response
+
 from corrige.engine import Engine, EngineError, FinishReason, RequestOutput, RequestStream, SamplingParams
+from corrige.obs import spans as S
+from corrige.obs.tracing import RequestTrace, mono_ns
+from corrige.server.context import RequestMeta
 from corrige.server.errors import ApiError, error_body, from_engine_error, from_prompt_too_long
 from corrige.server.guards import check_text
-from corrige.server.schemas import BatchCorrectResponse, CorrectionOut, CorrectResponse, EditOut, Usage
+from corrige.server.schemas import BatchCorrectResponse, CorrectionOut, CorrectResponse, EditOut, RuleOut, Usage
 from corrige.server.settings import Settings
 from corrige.server.sse import IncrementalDecoder, event
 from corrige.tutor.agent import Correction, Tutor
 from corrige.tutor.codec import PromptTooLong
+from corrige.tutor.retrieval import RuleHit, span_attributes
+from corrige.tutor.rule_lookup import RuleLookup
 
 logger = logging.getLogger(__name__)
 
-STAGES = ("ingress", "guards", "tokenize", "queue", "prefill", "decode", "engine", "format", "total")
+STAGES = ("ingress", "guards", "tokenize", "queue", "prefill", "decode", "engine", "format", "rules", "total")
+ID_BYTES = 8  # a token id as the seed counts it (int64)
+FLOAT_BYTES = 4  # float32 logits and KV cache
 
 
 def _ms(seconds: float | None) -> float:
@@ -44,6 +57,9 @@ class Prepared:
     prompt: list[int]
     params: SamplingParams
     timings_ms: dict[str, float] = field(default_factory=dict)
+    trace: RequestTrace | None = None
+    cpu_s: float = 0.0  # this request's CPU time on the event loop's thread (tokenize, format, ...)
+    model_cpu_s: float = 0.0  # its share of the engine's forward passes
 
 
 @dataclass(slots=True)
@@ -59,20 +75,53 @@ class RawGeneration:
 class CorrectionService:
     """Sentences in, `CorrectResponse`s out, through the batching engine."""
 
-    def __init__(self, tutor: Tutor, engine: Engine, settings: Settings) -> None:
+    def __init__(self, tutor: Tutor, engine: Engine, settings: Settings, rules: RuleLookup | None = None) -> None:
         self.tutor = tutor
         self.engine = engine
         self.settings = settings
+        self.rules = rules
         self.eos = tutor.tokenizer.special.eos
         self._ids = itertools.count()
+        cfg = tutor.weights.cfg
+        self._kv_bytes_per_token = 2 * cfg.n_layer * cfg.n_embd * FLOAT_BYTES  # K and V, every layer
+        self._logits_bytes = cfg.vocab_size * FLOAT_BYTES
 
     # ---- stages ----
 
-    def prepare(self, sentence: str, field_name: str = "sentence", received_at: float | None = None) -> Prepared:
+    def prepare(self, sentence: str, field_name: str = "sentence", meta: RequestMeta | None = None) -> Prepared:
         """Guards, then tokenize. Raises `ApiError` (400 / 422) for input the tutor must not take.
-        `received_at` (when the request arrived) closes the `ingress` stage."""
-        start = time.perf_counter()
-        ingress = {} if received_at is None else {"ingress": _ms(start - received_at)}
+        `meta` (the request's arrival time and trace) closes the `ingress` stage."""
+        start, cpu = time.perf_counter(), time.thread_time()
+        trace = meta.trace if meta is not None else None
+        ingress = {} if meta is None else {"ingress": _ms(start - meta.received_at)}
+        text_bytes = len(sentence.encode("utf-8", "surrogatepass"))
+        if trace is not None and S.VALIDATE not in trace.recorded:
+            validated_from = meta.guards_done_at or meta.received_at
+            trace.timed(S.VALIDATE, validated_from, start, **{S.BYTES_IN: meta.bytes_in, S.BYTES_OUT: text_bytes})
+        try:
+            self._guard(sentence, field_name)
+        except ApiError as exc:
+            if trace is not None:
+                refused = {S.VERDICT: "refuse", S.REASON: exc.code, S.BYTES_IN: text_bytes}
+                trace.timed(S.SECURITY, start, time.perf_counter(), **refused)
+            raise
+        guarded = time.perf_counter()
+        try:
+            prompt = self.tutor.build_prompt(sentence)
+        except PromptTooLong as exc:
+            raise from_prompt_too_long(exc, field_name) from None
+        tokenized = time.perf_counter()
+        if trace is not None:
+            trace.timed(S.SECURITY, start, guarded, **{S.VERDICT: "pass", S.BYTES_IN: text_bytes})
+            token_bytes = ID_BYTES * len(prompt)
+            tokens = {S.BYTES_IN: text_bytes, S.BYTES_OUT: token_bytes, S.PROMPT_TOKENS: len(prompt)}
+            trace.timed(S.TOKENIZE, guarded, tokenized, **tokens)
+        timings = {**ingress, "guards": _ms(guarded - start), "tokenize": _ms(tokenized - guarded)}
+        prepared = Prepared(sentence, prompt, self.params_for(prompt), timings, trace)
+        prepared.cpu_s += time.thread_time() - cpu
+        return prepared
+
+    def _guard(self, sentence: str, field_name: str) -> None:
         if not sentence.strip():
             raise ApiError(422, "empty_sentence", f"{field_name}: the sentence is empty; send an English sentence")
         if len(sentence) > self.settings.max_sentence_chars:
@@ -83,14 +132,6 @@ class CorrectionService:
                 f"at most {self.settings.max_sentence_chars} are accepted",
             )
         check_text(sentence, field_name)
-        guarded = time.perf_counter()
-        try:
-            prompt = self.tutor.build_prompt(sentence)
-        except PromptTooLong as exc:
-            raise from_prompt_too_long(exc, field_name) from None
-        tokenized = time.perf_counter()
-        timings = {**ingress, "guards": _ms(guarded - start), "tokenize": _ms(tokenized - guarded)}
-        return Prepared(sentence, prompt, self.params_for(prompt), timings)
 
     def params_for(self, prompt: list[int]) -> SamplingParams:
         """Greedy, up to the tutor's answer budget, stopping at eos, with each token's log-probability
@@ -118,15 +159,48 @@ class CorrectionService:
 
     def format(self, prepared: Prepared, output: RequestOutput) -> Correction:
         """The tutor reads the tokens back into a correction, abstaining when the model was unsure."""
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         correction = self.tutor.interpret(
             prepared.sentence, output.token_ids, output.logprobs or [], len(prepared.prompt)
         )
-        prepared.timings_ms["format"] = _ms(time.perf_counter() - start)
+        end = time.perf_counter()
+        prepared.timings_ms["format"] = _ms(end - start)
+        prepared.cpu_s += time.thread_time() - cpu
+        if prepared.trace is not None:
+            out_bytes = len(correction.corrected.encode()) + len(correction.gloss.encode())
+            attrs = {
+                S.BYTES_IN: ID_BYTES * len(output.token_ids),
+                S.BYTES_OUT: out_bytes,
+                "edits": len(correction.edits),
+            }
+            prepared.trace.timed(S.FORMAT, start, end, **attrs)
         return correction
 
+    async def rules_for(self, prepared: Prepared, correction: Correction, wanted: bool = True) -> list[RuleHit]:
+        """The rule cards behind the edits (the `retrieve.hybrid` stage); none when the sentence
+        is unchanged, when the caller did not ask, or when rules are off."""
+        if self.rules is None or not wanted or not correction.edits:
+            if prepared.trace is not None:  # every trace has every stage; this one had nothing to do
+                why = "off" if self.rules is None else "not_requested" if not wanted else "no_edits"
+                now = time.perf_counter()
+                prepared.trace.timed(S.RETRIEVE, now, now, **{"retrieve.skipped": why, S.BYTES_IN: 0, S.BYTES_OUT: 0})
+            return []
+        start, cpu = time.perf_counter(), time.thread_time()
+        hits = await self.rules.find(correction)
+        end = time.perf_counter()
+        prepared.timings_ms["rules"] = _ms(end - start)
+        prepared.cpu_s += time.thread_time() - cpu
+        if prepared.trace is not None:
+            attrs = span_attributes(hits, self.rules.mode)
+            attrs[S.BYTES_IN] = len(correction.sentence.encode()) + sum(len(e.replacement) for e in correction.edits)
+            attrs[S.BYTES_OUT] = sum(len(str(h.summary())) for h in hits)
+            prepared.trace.timed(S.RETRIEVE, start, end, **attrs)
+        return hits
+
     @staticmethod
-    def result(prepared: Prepared, c: Correction, received_at: float | None = None) -> dict:
+    def result(
+        prepared: Prepared, c: Correction, rules: list[RuleHit] | None = None, received_at: float | None = None
+    ) -> dict:
         """The response fields of one correction; `received_at` closes the `total` stage."""
         timings = prepared.timings_ms
         if received_at is not None:
@@ -141,29 +215,48 @@ class CorrectionService:
                 EditOut(start=e.start, end=e.end, original=e.original, replacement=e.replacement, category=e.category)
                 for e in c.edits
             ],
+            "rules": [RuleOut(**h.summary()) for h in rules or ()],
             "usage": Usage(prompt_tokens=c.prompt_tokens, completion_tokens=c.completion_tokens),
             "timings_ms": {stage: timings[stage] for stage in STAGES if stage in timings},
         }
 
     # ---- whole requests ----
 
-    async def correct(self, sentence: str, request_id: str, received_at: float) -> CorrectResponse:
-        prepared = self.prepare(sentence, received_at=received_at)
-        output = await self.generate(prepared, request_id)
+    async def correct(self, sentence: str, meta: RequestMeta, rules: bool = True) -> Response:
+        prepared = self.prepare(sentence, meta=meta)
+        output = await self.generate(prepared, meta.request_id)
         correction = self.format(prepared, output)
-        return CorrectResponse(request_id=request_id, **self.result(prepared, correction, received_at))
+        hits = await self.rules_for(prepared, correction, rules)
+        start, cpu = time.perf_counter(), time.thread_time()
+        response = CorrectResponse(
+            request_id=meta.request_id, **self.result(prepared, correction, hits, meta.received_at)
+        )
+        body = response.model_dump_json().encode()
+        prepared.cpu_s += time.thread_time() - cpu
+        self.emit_cost(prepared, correction, start, len(body))
+        return Response(body, media_type="application/json")
 
-    async def correct_batch(
-        self, sentences: Sequence[str], request_id: str, received_at: float
-    ) -> BatchCorrectResponse:
-        """All sentences go to the engine at once (it batches them); any refusal fails the whole batch."""
+    def emit_cost(self, prepared: Prepared, c: Correction, start: float, body_bytes: int) -> None:
+        """The `cost.emit` stage: the response serialised, and the request's cost on its trace."""
+        trace = prepared.trace
+        if trace is None:
+            return
+        cpu_ms = 1000.0 * (prepared.cpu_s + prepared.model_cpu_s)
+        tokens = c.prompt_tokens + c.completion_tokens
+        usd = cpu_ms / 3.6e6 * self.settings.price_per_cpu_hour
+        attrs = {S.COST_CPU_MS: round(cpu_ms, 4), S.COST_TOKENS: tokens, S.COST_USD: usd, S.BYTES_OUT: body_bytes}
+        trace.timed(S.COST, start, time.perf_counter(), **attrs)
+
+    async def correct_batch(self, sentences: Sequence[str], meta: RequestMeta) -> BatchCorrectResponse:
+        """All sentences go to the engine at once (it batches them); any refusal fails the whole batch.
+        Rule cards are not looked up for batches (they are for a learner reading one answer)."""
         limit = self.settings.max_batch_sentences
         if len(sentences) > limit:
             raise ApiError(422, "batch_too_large", f"sentences: {len(sentences)} sentences; at most {limit} per batch")
-        ingress = _ms(time.perf_counter() - received_at)
-        prepared = [self.prepare(s, f"sentences[{i}]") for i, s in enumerate(sentences)]
+        ingress = _ms(time.perf_counter() - meta.received_at)
+        prepared = [self.prepare(s, f"sentences[{i}]", meta) for i, s in enumerate(sentences)]
         start = time.perf_counter()
-        tasks = [asyncio.ensure_future(self.generate(p, request_id)) for p in prepared]
+        tasks = [asyncio.ensure_future(self.generate(p, meta.request_id)) for p in prepared]
         try:
             outputs = await asyncio.gather(*tasks)
         except BaseException:
@@ -180,16 +273,16 @@ class CorrectionService:
             "tokenize": round(sum(p.timings_ms["tokenize"] for p in prepared), 3),
             "engine": engine_ms,
             "format": _ms(time.perf_counter() - format_start),
-            "total": _ms(time.perf_counter() - received_at),
+            "total": _ms(time.perf_counter() - meta.received_at),
         }
         usage = Usage(
             prompt_tokens=sum(r.usage.prompt_tokens for r in results),
             completion_tokens=sum(r.usage.completion_tokens for r in results),
         )
-        return BatchCorrectResponse(request_id=request_id, results=results, usage=usage, timings_ms=timings)
+        return BatchCorrectResponse(request_id=meta.request_id, results=results, usage=usage, timings_ms=timings)
 
     async def correct_events(
-        self, prepared: Prepared, stream: RequestStream, request_id: str, received_at: float
+        self, prepared: Prepared, stream: RequestStream, meta: RequestMeta, rules: bool = True
     ) -> AsyncIterator[bytes]:
         """SSE for one correction: `token` events (whole characters) as the model decodes, then one
         `result` event with the full `CorrectResponse`, or an `error` event."""
@@ -207,11 +300,15 @@ class CorrectionService:
                 yield event({"index": len(output.token_ids) - 1, "text": rest}, "token")
             self._record_engine(prepared, output, time.perf_counter() - start)
             correction = self.format(prepared, output)
-            response = CorrectResponse(request_id=request_id, **self.result(prepared, correction, received_at))
-            yield event(response.model_dump_json(), "result")
+            hits = await self.rules_for(prepared, correction, rules)
+            serialize_start = time.perf_counter()
+            fields = self.result(prepared, correction, hits, meta.received_at)
+            body = CorrectResponse(request_id=meta.request_id, **fields).model_dump_json()
+            self.emit_cost(prepared, correction, serialize_start, len(body))
+            yield event(body, "result")
         except EngineError as exc:
             error = from_engine_error(exc, self.settings.retry_after_s)
-            yield event(error_body(error.code, error.message, request_id), "error")
+            yield event(error_body(error.code, error.message, meta.request_id), "error")
         finally:
             await stream.aclose()  # aborts the request if the client went away mid-stream
 
@@ -259,11 +356,50 @@ class CorrectionService:
         # unique even when a client reuses an X-Request-ID, or a batch sends several sentences
         return f"{request_id}#{next(self._ids)}"
 
-    @staticmethod
-    def _record_engine(prepared: Prepared, output: RequestOutput, engine_s: float) -> None:
+    def _record_engine(self, prepared: Prepared, output: RequestOutput, engine_s: float) -> None:
         stats = output.stats
         prepared.timings_ms.update(
             queue=_ms(stats.queue_s), prefill=_ms(stats.prefill_s), decode=_ms(stats.decode_s), engine=_ms(engine_s)
+        )
+        prepared.model_cpu_s += stats.model_cpu_s
+        trace = prepared.trace
+        if trace is None or stats.queue_s is None or stats.ttft_s is None:
+            return  # never reached the model: no model spans
+        admitted = stats.arrival_time + stats.queue_s
+        first = stats.arrival_time + stats.ttft_s
+        n_prompt, n_out = stats.num_prompt_tokens, stats.num_output_tokens
+        trace.stage(
+            S.PREFILL,
+            mono_ns(admitted),
+            mono_ns(first),
+            **{
+                S.BATCH_SIZE: stats.prefill_batch_size,
+                S.PROMPT_TOKENS: n_prompt,
+                "queue.ms": round(1000 * stats.queue_s, 4),
+                S.BYTES_IN: ID_BYTES * n_prompt,
+                S.LOGITS_BYTES: self._logits_bytes,  # the last position's logits: the runtime computes no others
+                S.KV_BYTES: self._kv_bytes_per_token * n_prompt,
+                S.BYTES_OUT: self._logits_bytes + self._kv_bytes_per_token * n_prompt,
+            },
+        )
+        decode_steps = max(stats.num_steps - 1, 0)
+        # mean batch size over the decode steps alone (the prefill step's size taken out)
+        decode_batch = (
+            (stats.mean_batch_size * stats.num_steps - stats.prefill_batch_size) / decode_steps if decode_steps else 0.0
+        )
+        trace.stage(
+            S.DECODE,
+            mono_ns(first),
+            mono_ns(stats.finish_time),
+            **{
+                S.STEPS: decode_steps,
+                S.BATCH_SIZE: round(decode_batch, 3),
+                S.OUTPUT_TOKENS: n_out,
+                "finish_reason": stats.finish_reason,
+                S.BYTES_IN: self._kv_bytes_per_token * n_prompt,
+                S.KV_BYTES: self._kv_bytes_per_token * (n_prompt + n_out),  # the cache when it ends
+                S.BYTES_OUT: ID_BYTES * n_out,
+            },
         )
 
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from corrige.engine import EngineConfig, Policy
@@ -55,6 +56,10 @@ class Settings(BaseSettings):
     rate_burst: int = Field(0, ge=0)  # bucket size; 0: twice the rate (at least 1)
     retry_after_s: int = Field(1, ge=1)  # the Retry-After sent with 503 overloaded / draining
 
+    # ---- rule cards ----
+    rules: Literal["hybrid", "bm25", "off"] = "hybrid"  # how corrections find the cards behind their edits
+    rules_k: int = Field(3, ge=1, le=10)  # cards per correction
+
     # ---- observability ----
     tracing: bool = True  # one OpenTelemetry trace per request
     trace_store: Path = Field(default_factory=lambda: default_state_dir() / "traces.sqlite")  # local span store
@@ -66,6 +71,13 @@ class Settings(BaseSettings):
 
     # ---- shutdown ----
     drain_grace_s: float = Field(10.0, ge=0)  # on SIGTERM, in-flight requests get this long to finish
+
+    # ---- learner portal ----
+    portal_db: Path = Field(default_factory=lambda: default_state_dir() / "portal.sqlite")  # audit log, learners, exams
+    session_secret: SecretStr | None = None  # signs session cookies; None: generated once, kept next to portal_db
+    session_cookie: str = "corrige_session"
+    session_cookie_secure: bool = False  # send the cookie over HTTPS only (turn on behind TLS)
+    session_max_age_s: int = Field(30 * 24 * 3600, ge=60)  # a learner's session lasts this long
 
     # ---- testing ----
     debug_step_delay_ms: float = Field(0.0, ge=0)  # sleep after every model step (fault injection; keep 0)

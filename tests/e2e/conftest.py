@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,15 @@ def model_dir(tmp_path_factory) -> Path:
 
 
 def base_env(model_dir: Path, **extra: str) -> dict[str, str]:
-    return {"CORRIGE_MODEL_DIR": str(model_dir), "CORRIGE_RATE_LIMIT": "0", "CORRIGE_ACCESS_LOG": "false", **extra}
+    """A server's environment: the model, no rate limit, its own trace store in a fresh temp dir."""
+    store = Path(tempfile.mkdtemp(prefix="corrige-e2e-")) / "traces.sqlite"
+    return {
+        "CORRIGE_MODEL_DIR": str(model_dir),
+        "CORRIGE_RATE_LIMIT": "0",
+        "CORRIGE_ACCESS_LOG": "false",
+        "CORRIGE_TRACE_STORE": str(store),
+        **extra,
+    }
 
 
 @pytest.fixture(scope="module")

@@ -21,9 +21,16 @@ def model_dir(tmp_path_factory):
 
 
 @pytest.fixture
-def make_settings(model_dir):
+def make_settings(model_dir, tmp_path):
     def make(**overrides) -> Settings:
-        values = {"model_dir": model_dir, "rate_limit": 0, "access_log": False, "blas_threads": 0, **overrides}
+        values = {
+            "model_dir": model_dir,
+            "rate_limit": 0,
+            "access_log": False,
+            "blas_threads": 0,
+            "trace_store": tmp_path / "traces.sqlite",
+            **overrides,
+        }
         return Settings(**values)
 
     return make

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 
-from corrige.server.deps import ServiceDep, received_at_of, request_id_of
+from corrige.server.deps import ServiceDep, meta_of
 from corrige.server.schemas import BatchCorrectRequest, BatchCorrectResponse, CorrectRequest, CorrectResponse
 from corrige.server.sse import SSE_HEADERS, SSE_MEDIA_TYPE
 
@@ -30,12 +30,12 @@ STREAM_DOC = {
 @router.post("/v1/grammar/correct", response_model=CorrectResponse, responses=STREAM_DOC)
 async def correct(body: CorrectRequest, service: ServiceDep, request: Request) -> Response | CorrectResponse:
     """Correct one sentence and explain the corrections in Spanish."""
-    request_id, received_at = request_id_of(request), received_at_of(request)
+    meta = meta_of(request)
     if not body.stream:
-        return await service.correct(body.sentence, request_id, received_at)
-    prepared = service.prepare(body.sentence, received_at=received_at)
-    stream = service.open_stream(prepared, request_id)  # refusals (503, 422) answer before the stream starts
-    events = service.correct_events(prepared, stream, request_id, received_at)
+        return await service.correct(body.sentence, meta, body.rules)
+    prepared = service.prepare(body.sentence, meta=meta)
+    stream = service.open_stream(prepared, meta.request_id)  # refusals (503, 422) answer before the stream starts
+    events = service.correct_events(prepared, stream, meta, body.rules)
     return StreamingResponse(events, media_type=SSE_MEDIA_TYPE, headers=SSE_HEADERS)
 
 
@@ -53,4 +53,4 @@ router.add_api_route(
 @router.post("/v1/grammar/correct:batch", response_model=BatchCorrectResponse)
 async def correct_batch(body: BatchCorrectRequest, service: ServiceDep, request: Request) -> BatchCorrectResponse:
     """Correct several sentences in one call; the engine batches them together."""
-    return await service.correct_batch(body.sentences, request_id_of(request), received_at_of(request))
+    return await service.correct_batch(body.sentences, meta_of(request))

@@ -18,7 +18,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 
 from corrige.engine import EngineError, RequestStream
-from corrige.server.deps import ServiceDep, SettingsDep, received_at_of, request_id_of
+from corrige.server.deps import ServiceDep, SettingsDep, meta_of, request_id_of
 from corrige.server.errors import ApiError, error_body, from_engine_error
 from corrige.server.schemas import (
     AssistantMessage,
@@ -148,7 +148,7 @@ async def chat_completions(
     check_model(body.model, settings)
     request_id = request_id_of(request)
     index, text = last_user_message(body.messages)
-    prepared = service.prepare(text, f"messages[{index}].content", received_at_of(request))
+    prepared = service.prepare(text, f"messages[{index}].content", meta_of(request))
     output = await service.generate(prepared, request_id)
     correction = service.format(prepared, output)
     content = f"{correction.corrected}\n\n{correction.gloss}"

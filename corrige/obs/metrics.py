@@ -1,0 +1,185 @@
+"""Prometheus metrics in vLLM's style, with a `corrige:` prefix.
+
+One `ServerMetrics` per server, on its own `CollectorRegistry` (tests run several servers in
+one process). It is fed from three places, all cheap:
+
+* the request middleware: e2e latency, outcome and error code, and each finished trace's stage
+  spans (per-stage latency, and the budget burn rate per stage);
+* the engine's listeners, on its loop thread: batch size per step; per request the time to first
+  token, inter-token latencies, queue time, prompt and generated tokens;
+* at scrape time: running and waiting requests and KV slot usage from `Engine.snapshot()`, and
+  the orphan-span count from the trace store (cached a few seconds: it scans the store).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from corrige.engine import EngineSnapshot, RequestOutput, StepStats
+from corrige.obs import spans as S
+from corrige.obs.store import SpanRecord
+
+PREFIX = "corrige:"
+# request latencies of a CPU tutor: from a millisecond to the seed's 5 s target and past it
+LATENCY_BUCKETS = (0.001, 0.002, 0.004, 0.006, 0.008, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.2, 0.5, 1, 2, 5, 10)
+STAGE_BUCKETS = (0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.004, 0.008, 0.015, 0.03, 0.06, 0.12, 0.25, 0.5, 1, 2.5, 5)
+TOKEN_BUCKETS = (0.0002, 0.0005, 0.001, 0.002, 0.004, 0.008, 0.015, 0.03, 0.06, 0.12, 0.25, 0.5, 1)
+BATCH_BUCKETS = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128)
+BURN_ALPHA = 0.05  # weight of the newest observation in the burn-rate moving average (~ the last 20 requests)
+
+
+class _ScrapeTime(Collector):
+    """Gauges read when Prometheus scrapes: engine state, burn rates, orphan spans."""
+
+    def __init__(self, metrics: ServerMetrics) -> None:
+        self.metrics = metrics
+
+    def collect(self) -> Iterable[GaugeMetricFamily]:
+        m = self.metrics
+        snapshot = m.snapshot() if m.snapshot is not None else None
+        if snapshot is not None:
+            yield GaugeMetricFamily(f"{PREFIX}num_requests_running", "Requests being decoded.", snapshot.running)
+            yield GaugeMetricFamily(f"{PREFIX}num_requests_waiting", "Requests queued for a slot.", snapshot.waiting)
+            usage = snapshot.slots_used / snapshot.slots_total if snapshot.slots_total else 0.0
+            yield GaugeMetricFamily(f"{PREFIX}kv_cache_usage_perc", "KV cache slots in use (0-1).", usage)
+        burn = GaugeMetricFamily(
+            f"{PREFIX}budget_burn_rate",
+            "Stage time over its latency-budget allocation (moving average; > 1.5 sustained is flagged).",
+            labels=["stage"],
+        )
+        for stage, rate in m.burn_rates().items():
+            burn.add_metric([stage], rate)
+        yield burn
+        yield GaugeMetricFamily(
+            f"{PREFIX}orphan_spans", "Spans in the trace store whose parent is missing.", m.orphan_count()
+        )
+
+
+SELF = "http.request:self"  # the root's time no child span covers (the budget's pseudo-span)
+
+
+class ServerMetrics:
+    """The server's collectors. `allocations`: the latency budget, stage name → (seconds, span
+    names it covers); the burn rate of a stage is the time of its spans over its allocation."""
+
+    def __init__(
+        self,
+        snapshot: Callable[[], EngineSnapshot] | None = None,
+        orphans: Callable[[], int] | None = None,
+        allocations: Mapping[str, tuple[float, tuple[str, ...]]] | None = None,
+        orphan_cache_s: float = 5.0,
+    ) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.snapshot = snapshot
+        self._orphans = orphans
+        self._orphan_cache_s = orphan_cache_s
+        self._orphan_value = (0, -float("inf"))  # (count, when)
+        self.allocations = dict(allocations or {})
+        self._stage_of_span = {span: name for name, (_, spans) in self.allocations.items() for span in spans}
+        self._burn: dict[str, float] = {}
+        self._lock = threading.Lock()
+        r = self.registry
+        self.e2e = Histogram(
+            f"{PREFIX}e2e_request_latency_seconds",
+            "Arrival to last byte of an API request.",
+            ["route"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.stage = Histogram(
+            f"{PREFIX}stage_latency_seconds",
+            "Per-stage latency (the request's spans).",
+            ["stage"],
+            buckets=STAGE_BUCKETS,
+            registry=r,
+        )
+        self.ttft = Histogram(
+            f"{PREFIX}time_to_first_token_seconds", "Arrival to first token.", buckets=LATENCY_BUCKETS, registry=r
+        )
+        self.itl = Histogram(
+            f"{PREFIX}inter_token_latency_seconds", "Gap between consecutive tokens.", buckets=TOKEN_BUCKETS, registry=r
+        )
+        self.queue = Histogram(
+            f"{PREFIX}request_queue_time_seconds", "Waiting for a KV slot.", buckets=LATENCY_BUCKETS, registry=r
+        )
+        self.batch = Histogram(
+            f"{PREFIX}batch_size", "Requests through the model per engine step.", buckets=BATCH_BUCKETS, registry=r
+        )
+        self.prompt_tokens = Counter(f"{PREFIX}prompt_tokens", "Prompt tokens prefilled.", registry=r)
+        self.generation_tokens = Counter(f"{PREFIX}generation_tokens", "Tokens generated.", registry=r)
+        self.requests = Counter(
+            f"{PREFIX}requests", "API requests by outcome and error code.", ["outcome", "code"], registry=r
+        )
+        r.register(_ScrapeTime(self))
+
+    # ---- feeding ----
+
+    def on_request_done(self, route: str, seconds: float, status: int, code: str | None) -> None:
+        self.e2e.labels(route).observe(seconds)
+        self.requests.labels("error" if status >= 400 else "success", code or "").inc()
+
+    def on_trace(self, spans: Iterable[SpanRecord]) -> None:
+        """Stage latencies and budget burn rates from a finished request's spans."""
+        per_stage: dict[str, float] = {}
+        root_s = children_s = 0.0
+        for span in spans:
+            seconds = (span.end_ns - span.start_ns) / 1e9
+            if span.name == S.ROOT:
+                root_s = seconds
+                continue
+            children_s += seconds
+            self.stage.labels(span.name).observe(seconds)
+            stage = self._stage_of_span.get(span.name)
+            if stage is not None:
+                per_stage[stage] = per_stage.get(stage, 0.0) + seconds
+        stage = self._stage_of_span.get(SELF)
+        if stage is not None and root_s:
+            per_stage[stage] = per_stage.get(stage, 0.0) + max(root_s - children_s, 0.0)
+        if not per_stage:
+            return
+        with self._lock:
+            for stage, seconds in per_stage.items():
+                rate = seconds / self.allocations[stage][0]
+                old = self._burn.get(stage)
+                self._burn[stage] = rate if old is None else old + BURN_ALPHA * (rate - old)
+
+    def on_step(self, step: StepStats) -> None:  # engine loop thread
+        self.batch.observe(step.batch_size)
+
+    def on_engine_request(self, output: RequestOutput) -> None:  # engine loop thread
+        stats = output.stats
+        if stats.ttft_s is not None:
+            self.ttft.observe(stats.ttft_s)
+        if stats.queue_s is not None:
+            self.queue.observe(stats.queue_s)
+        for gap in stats.inter_token_s:
+            self.itl.observe(gap)
+        if stats.prefill_s is not None:
+            self.prompt_tokens.inc(stats.num_prompt_tokens)
+        self.generation_tokens.inc(stats.num_output_tokens)
+
+    # ---- reading ----
+
+    def burn_rates(self) -> dict[str, float]:
+        with self._lock:
+            return dict(self._burn)
+
+    def orphan_count(self) -> int:
+        if self._orphans is None:
+            return 0
+        count, when = self._orphan_value
+        now = time.monotonic()
+        if now - when >= self._orphan_cache_s:
+            count = self._orphans()
+            self._orphan_value = (count, now)
+        return count
+
+    def exposition(self) -> bytes:
+        """The text format Prometheus scrapes."""
+        return generate_latest(self.registry)

@@ -1,0 +1,501 @@
+"""The learner portal: the tutor page, quiz, exam and progress (server-rendered Jinja2 pages),
+their form posts, and the JSON API that the pages' small script uses.
+
+Pages: `GET /` (tutor), `/quiz`, `/quiz/answers/{id}`, `/exam`, `/exam/{id}`, `/progress`.
+Form posts (they work without JavaScript; a page or a 303 redirect answers): `POST /`,
+`POST /quiz`, `POST /exam`, `POST /exam/{id}/answer`. JSON API (errors in the error model):
+`GET /portal/api/session`, `POST /portal/api/correct`, `GET /portal/api/quiz/question`,
+`POST /portal/api/quiz/answer`, `POST /portal/api/exams`, `GET /portal/api/exams/{id}`,
+`POST /portal/api/exams/{id}/answers`, `GET /portal/api/progress`.
+
+Every POST must carry the session's CSRF token (form field `csrf_token`, or header
+`X-CSRF-Token`): else 403 `csrf_failed`, as JSON for the API and as an HTML page for a form.
+Quiz and exam answers are graded, then the tutor model corrects the question (its correction
+is part of the feedback), then the submission is written to the audit log; the answer goes
+out only after the write is on disk.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Any
+
+import jinja2
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from corrige.portal.i18n import LANGS, TEXTS, Text, pick_lang
+from corrige.portal.quiz import Grade, Question, grade
+from corrige.portal.rules import cards_for_edits
+from corrige.portal.sessions import Session, csrf_ok
+from corrige.portal.state import Portal
+from corrige.portal.store import AlreadyAnswered, Submission
+from corrige.portal.views import correction_view, exam_view, feedback_view, progress_view, question_view
+from corrige.server.deps import ServiceDep
+from corrige.server.errors import ApiError, validation_message
+from corrige.server.guards import check_text
+from corrige.server.service import CorrectionService
+from corrige.tutor.edits import Edit
+
+WEB_DIR = Path(__file__).resolve().parent.parent / "web"
+STATIC_PATH = "/static/portal"
+FORM_PATHS = ("/", "/quiz", "/exam", "/exam/")  # form posts the FormPostMiddleware turns into JSON
+LANG_COOKIE = "corrige_lang"
+CSRF_HEADER = "x-csrf-token"
+LANG_MAX_AGE_S = 365 * 24 * 3600
+
+router = APIRouter(tags=["portal"])
+
+
+def static_files() -> StaticFiles:
+    return StaticFiles(directory=WEB_DIR / "static" / "portal")
+
+
+@lru_cache(maxsize=1)
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(WEB_DIR / "templates" / "portal"),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,  # a typo in a template fails the tests, not silently
+    )
+    env.globals["static"] = STATIC_PATH
+    return env
+
+
+def render(name: str, **context: Any) -> str:
+    return _env().get_template(name).render(**context)
+
+
+# ---------------------------------------------------------------- request helpers
+
+
+async def get_portal(request: Request) -> Portal:
+    portal = getattr(request.app.state, "portal", None)
+    if portal is None:
+        raise ApiError(503, "not_ready", "the portal is not ready yet; retry shortly", {"Retry-After": "1"})
+    return portal
+
+
+PortalDep = Annotated[Portal, Depends(get_portal)]
+
+
+class Visit:
+    """One request's learner: the session (new if the cookie was missing or bad), and the language."""
+
+    def __init__(self, request: Request, portal: Portal) -> None:
+        self.request = request
+        self.portal = portal
+        found = portal.codec.loads(request.cookies.get(portal.cookie_name))
+        self.new = found is None
+        self.session: Session = found or portal.codec.new()
+        self.lang_query = request.query_params.get("lang")
+        self.lang = pick_lang(self.lang_query, request.cookies.get(LANG_COOKIE))
+        self.t: Text = TEXTS[self.lang]
+
+    def page(self, name: str, status: int = 200, active: str = "", **context: Any) -> HTMLResponse:
+        path = self.request.url.path
+        links = {lang: f"{path}?lang={lang}" for lang in LANGS}
+        html = render(
+            name, t=self.t, lang=self.lang, csrf=self.session.csrf, active=active, lang_links=links, **context
+        )
+        return self.finish(HTMLResponse(html, status))
+
+    def redirect(self, url: str) -> RedirectResponse:
+        return self.finish(RedirectResponse(url, 303))
+
+    def finish(self, response: Response) -> Response:
+        """Set the session cookie when it is new, and remember a language picked with `?lang=`."""
+        portal = self.portal
+        if self.new:
+            response.set_cookie(
+                portal.cookie_name,
+                portal.codec.dumps(self.session),
+                max_age=portal.codec.max_age_s,
+                httponly=True,
+                samesite="lax",
+                secure=portal.cookie_secure,
+            )
+        if self.lang_query in LANGS:
+            response.set_cookie(LANG_COOKIE, self.lang, max_age=LANG_MAX_AGE_S, samesite="lax")
+        response.headers["Cache-Control"] = "no-store"  # pages carry the learner's token and answers
+        return response
+
+
+def is_form(request: Request) -> bool:
+    return bool(getattr(request.state, "portal_form", False))
+
+
+def csrf_failed() -> ApiError:
+    message = "missing or wrong CSRF token: send the page's token (form field csrf_token or header X-CSRF-Token)"
+    return ApiError(403, "csrf_failed", message)
+
+
+async def api_session(request: Request, portal: PortalDep) -> Session:
+    """The learner of an API request that changes something: a valid session and its CSRF token."""
+    session = portal.codec.loads(request.cookies.get(portal.cookie_name))
+    if not csrf_ok(session, request.headers.get(CSRF_HEADER)):
+        raise csrf_failed()
+    assert session is not None
+    return session
+
+
+CsrfSession = Annotated[Session, Depends(api_session)]
+
+
+def request_id(request: Request) -> str:
+    return request.state.request_id
+
+
+def error_page(visit: Visit, error: ApiError) -> HTMLResponse:
+    t = visit.t
+    if error.code == "csrf_failed":
+        message = t.error_csrf
+    elif error.status == 404:
+        message = t.error_not_found
+    elif error.status >= 500:
+        message = t.error_generic
+    else:
+        message = error.message
+    response = visit.page("error.html", error.status, error=error, message=message, request_id=request_id(visit.request))
+    response.headers.update(error.headers)
+    return response
+
+
+async def form_fields(request: Request, visit: Visit) -> dict[str, Any]:
+    """The fields of a form post (or of a JSON body sent to a form path), once its CSRF token checks out."""
+    try:
+        data = await request.json()
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise ApiError(422, "validation_error", "body: expected form fields")
+    token = data.pop("csrf_token", None) or request.headers.get(CSRF_HEADER)
+    found = visit.portal.codec.loads(request.cookies.get(visit.portal.cookie_name))
+    if not csrf_ok(found, token if isinstance(token, str) else None):
+        raise csrf_failed()
+    return data
+
+
+def parse(model: type[BaseModel], data: dict[str, Any]) -> Any:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        code, message, status = validation_message(list(exc.errors()))
+        raise ApiError(status, code, message) from None
+
+
+# ---------------------------------------------------------------- bodies
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class SentenceBody(Strict):
+    sentence: str = Field(description="An English sentence to correct.")
+
+
+class AnswerBody(Strict):
+    question_id: str = Field(max_length=32, description="The question's id (`q123`).")
+    answer: str = Field(description="The learner's corrected sentence.")
+
+
+# ---------------------------------------------------------------- the work
+
+
+async def correct(service: CorrectionService, request: Request, sentence: str) -> dict:
+    """The tutor's correction with each edit's rule card."""
+    meta = getattr(request.state, "meta", None)
+    prepared = service.prepare(sentence, meta=meta)
+    correction = service.format(prepared, await service.generate(prepared, request_id(request)))
+    cards = await cards_for_edits(getattr(service, "rules", None), correction.sentence, correction.edits)
+    return correction_view(
+        correction.sentence, correction.corrected, correction.gloss, correction.abstained, correction.edits, cards
+    )
+
+
+async def question_of(portal: Portal, question_id: str) -> Question:
+    question = (await portal.bank()).get(question_id)
+    if question is None:
+        raise ApiError(404, "question_not_found", f"question_id: no question {question_id!r}")
+    return question
+
+
+def question_edit(q: Question) -> Edit:
+    start = q.sentence.find(q.original)
+    return Edit(max(start, 0), max(start, 0) + len(q.original), q.original, q.replacement, q.category)
+
+
+async def question_card(service: CorrectionService, q: Question) -> dict | None:
+    return (await cards_for_edits(getattr(service, "rules", None), q.sentence, [question_edit(q)]))[0]
+
+
+async def submit_answer(
+    portal: Portal,
+    service: CorrectionService,
+    request: Request,
+    learner: str,
+    body: AnswerBody,
+    exam_id: int | None = None,
+) -> tuple[Submission, Question, dict[str, float]]:
+    """Grade, let the tutor correct the question, write the audit record (flushed), in that order."""
+    start = time.perf_counter()
+    answer = body.answer.strip()
+    if not answer:
+        raise ApiError(422, "empty_answer", "answer: the answer is empty; write the corrected sentence")
+    if len(answer) > service.settings.max_sentence_chars:
+        raise ApiError(422, "answer_too_long", f"answer: at most {service.settings.max_sentence_chars} characters")
+    check_text(answer, "answer", tutor_format=False)
+    question = await question_of(portal, body.question_id)
+    verdict = grade(question.sentence, question.expected, answer)
+    graded = time.perf_counter()
+    prepared = service.prepare(question.sentence, "question", getattr(request.state, "meta", None))
+    tutor = service.format(prepared, await service.generate(prepared, request_id(request)))
+    modelled = time.perf_counter()
+    record = Submission(
+        learner=learner,
+        mode="exam" if exam_id is not None else "quiz",
+        question_id=question.id,
+        category=question.category,
+        question=question.sentence,
+        answer=answer,
+        expected=question.expected,
+        grade=verdict.value,
+        tutor=tutor.corrected,
+        request_id=request_id(request),
+        exam_id=exam_id,
+    )
+    try:
+        saved = await portal.db(portal.store.append, record)
+    except AlreadyAnswered:
+        raise ApiError(409, "already_answered", f"question_id: {question.id} already has an answer") from None
+    done = time.perf_counter()
+    timings = {
+        "grade": 1e3 * (graded - start),
+        "model": 1e3 * (modelled - graded),
+        "audit": 1e3 * (done - modelled),
+    }
+    return saved, question, timings
+
+
+async def owned_exam(portal: Portal, learner: str, exam_id: int):
+    exam = await portal.db(portal.store.exam, exam_id)
+    if exam is None or exam.learner != learner:
+        raise ApiError(404, "exam_not_found", f"no exam {exam_id} for this learner")
+    return exam
+
+
+async def exam_state(portal: Portal, learner: str, exam_id: int, t: Text) -> dict:
+    exam = await owned_exam(portal, learner, exam_id)
+    answers = await portal.db(portal.store.exam_answers, exam.id)
+    return exam_view(exam, answers, (await portal.bank()).get, t)
+
+
+async def start_exam(portal: Portal, learner: str):
+    questions = (await portal.bank()).draw_exam(portal.rng)
+    return await portal.db(portal.store.start_exam, learner, [q.id for q in questions])
+
+
+async def progress(portal: Portal, learner: str, t: Text) -> dict:
+    def read():
+        store = portal.store
+        return store.progress(learner), store.history(learner), store.exams(learner)
+
+    categories, history, exams = await portal.db(read)
+    return progress_view(learner, categories, history, exams, t)
+
+
+# ---------------------------------------------------------------- pages and form posts
+
+
+@router.get("/", response_class=HTMLResponse, include_in_schema=False)
+async def tutor_page(request: Request, portal: PortalDep) -> Response:
+    return Visit(request, portal).page("tutor.html", active="tutor", sentence="", result=None, error=None)
+
+
+@router.post("/", response_class=HTMLResponse, include_in_schema=False)
+async def tutor_form(request: Request, portal: PortalDep, service: ServiceDep) -> Response:
+    visit = Visit(request, portal)
+    try:
+        fields = await form_fields(request, visit)
+    except ApiError as exc:
+        return error_page(visit, exc)
+    sentence = fields.get("sentence") if isinstance(fields.get("sentence"), str) else ""
+    try:
+        body = parse(SentenceBody, fields)
+        result = await correct(service, request, body.sentence)
+    except ApiError as exc:
+        return visit.page("tutor.html", exc.status, "tutor", sentence=sentence, result=None, error=exc.message)
+    return visit.page("tutor.html", active="tutor", sentence=sentence, result=result, error=None)
+
+
+@router.get("/quiz", response_class=HTMLResponse, include_in_schema=False)
+async def quiz_page(request: Request, portal: PortalDep, q: str | None = None) -> Response:
+    visit = Visit(request, portal)
+    bank = await portal.bank()
+    question = (bank.get(q) if q else None) or bank.draw(portal.rng)
+    return visit.page("quiz.html", active="quiz", question=question_view(question, visit.t))
+
+
+@router.post("/quiz", include_in_schema=False)
+async def quiz_form(request: Request, portal: PortalDep, service: ServiceDep) -> Response:
+    visit = Visit(request, portal)
+    try:
+        fields = await form_fields(request, visit)
+        saved, _, _ = await submit_answer(portal, service, request, visit.session.learner, parse(AnswerBody, fields))
+    except ApiError as exc:
+        return error_page(visit, exc)
+    return visit.redirect(f"/quiz/answers/{saved.id}")
+
+
+@router.get("/quiz/answers/{submission_id}", response_class=HTMLResponse, include_in_schema=False)
+async def quiz_feedback_page(
+    request: Request, portal: PortalDep, service: ServiceDep, submission_id: int
+) -> Response:
+    visit = Visit(request, portal)
+    sub = await portal.db(portal.store.submission, submission_id)
+    if sub is None or sub.learner != visit.session.learner:
+        return error_page(visit, ApiError(404, "not_found", f"no answer {submission_id} for this learner"))
+    question = (await portal.bank()).get(sub.question_id)
+    card = await question_card(service, question) if question else None
+    return visit.page("quiz_feedback.html", active="quiz", feedback=feedback_view(sub, question, card, visit.t))
+
+
+@router.get("/exam", response_class=HTMLResponse, include_in_schema=False)
+async def exam_page(request: Request, portal: PortalDep) -> Response:
+    visit = Visit(request, portal)
+    latest = await portal.db(portal.store.latest_exam, visit.session.learner)
+    if latest is not None:
+        state = await exam_state(portal, visit.session.learner, latest.id, visit.t)
+        if not state["finished"]:
+            return visit.redirect(f"/exam/{latest.id}")
+    return visit.page("exam_intro.html", active="exam", last=latest.id if latest else None)
+
+
+@router.post("/exam", include_in_schema=False)
+async def exam_start_form(request: Request, portal: PortalDep) -> Response:
+    visit = Visit(request, portal)
+    try:
+        await form_fields(request, visit)
+        exam = await start_exam(portal, visit.session.learner)
+    except ApiError as exc:
+        return error_page(visit, exc)
+    return visit.redirect(f"/exam/{exam.id}")
+
+
+@router.get("/exam/{exam_id}", response_class=HTMLResponse, include_in_schema=False)
+async def exam_state_page(request: Request, portal: PortalDep, exam_id: int, saved: int = 0) -> Response:
+    visit = Visit(request, portal)
+    try:
+        state = await exam_state(portal, visit.session.learner, exam_id, visit.t)
+    except ApiError as exc:
+        return error_page(visit, exc)
+    name = "exam_result.html" if state["finished"] else "exam.html"
+    return visit.page(name, active="exam", exam=state, saved=bool(saved))
+
+
+@router.post("/exam/{exam_id}/answer", include_in_schema=False)
+async def exam_answer_form(request: Request, portal: PortalDep, service: ServiceDep, exam_id: int) -> Response:
+    visit = Visit(request, portal)
+    learner = visit.session.learner
+    try:
+        fields = await form_fields(request, visit)
+        body = parse(AnswerBody, fields)
+        exam = await owned_exam(portal, learner, exam_id)
+        if body.question_id not in exam.question_ids:
+            raise ApiError(422, "question_not_in_exam", f"question_id: {body.question_id} is not in exam {exam_id}")
+        await submit_answer(portal, service, request, learner, body, exam_id)
+    except ApiError as exc:
+        if exc.code != "already_answered":  # a reloaded form: the answer is in, show where the exam stands
+            return error_page(visit, exc)
+    return visit.redirect(f"/exam/{exam_id}?saved=1")
+
+
+@router.get("/progress", response_class=HTMLResponse, include_in_schema=False)
+async def progress_page(request: Request, portal: PortalDep) -> Response:
+    visit = Visit(request, portal)
+    view = await progress(portal, visit.session.learner, visit.t)
+    return visit.page("progress.html", active="progress", progress=view)
+
+
+# ---------------------------------------------------------------- JSON API
+
+
+@router.get("/portal/api/session")
+async def api_get_session(request: Request, portal: PortalDep) -> Response:
+    """The learner's id and CSRF token (a session cookie is set when there was none)."""
+    visit = Visit(request, portal)
+    return visit.finish(JSONResponse({"learner": visit.session.learner, "csrf_token": visit.session.csrf}))
+
+
+@router.post("/portal/api/correct")
+async def api_correct(body: SentenceBody, session: CsrfSession, request: Request, service: ServiceDep) -> dict:
+    """The tutor page's correction: edits inline, the Spanish gloss, each edit's rule card, and the HTML."""
+    result = await correct(service, request, body.sentence)
+    t = TEXTS[pick_lang(None, request.cookies.get(LANG_COOKIE))]
+    return {"request_id": request_id(request), **result, "html": render("_correction.html", t=t, result=result)}
+
+
+@router.get("/portal/api/quiz/question")
+async def api_question(request: Request, portal: PortalDep, id: str | None = None) -> dict:
+    """A question (a random one unless `id` names it): a sentence with one error."""
+    bank = await portal.bank()
+    question = (await question_of(portal, id)) if id else bank.draw(portal.rng)
+    return question_view(question, TEXTS[pick_lang(None, request.cookies.get(LANG_COOKIE))])
+
+
+@router.post("/portal/api/quiz/answer")
+async def api_quiz_answer(
+    body: AnswerBody, session: CsrfSession, request: Request, portal: PortalDep, service: ServiceDep
+) -> dict:
+    """Grade an answer (exact, close, wrong) with the gloss, the tutor's correction and the rule card."""
+    saved, question, timings = await submit_answer(portal, service, request, session.learner, body)
+    started = time.perf_counter()
+    t = TEXTS[pick_lang(None, request.cookies.get(LANG_COOKIE))]
+    feedback = feedback_view(saved, question, await question_card(service, question), t)
+    html = render("_feedback.html", t=t, feedback=feedback)
+    timings["render"] = 1e3 * (time.perf_counter() - started)
+    meta = getattr(request.state, "meta", None)
+    if meta is not None:
+        timings["total"] = 1e3 * (time.perf_counter() - meta.received_at)
+    rounded = {stage: round(ms, 3) for stage, ms in timings.items()}
+    return {"request_id": request_id(request), **feedback, "html": html, "timings_ms": rounded}
+
+
+@router.post("/portal/api/exams")
+async def api_start_exam(session: CsrfSession, request: Request, portal: PortalDep) -> dict:
+    """Start a 10-question exam; answer with `POST /portal/api/exams/{id}/answers`."""
+    exam = await start_exam(portal, session.learner)
+    return await exam_state(portal, session.learner, exam.id, TEXTS[pick_lang(None, request.cookies.get(LANG_COOKIE))])
+
+
+@router.get("/portal/api/exams/{exam_id}")
+async def api_exam(exam_id: int, request: Request, portal: PortalDep) -> dict:
+    """Where an exam stands: the next question, or the score and the review of mistakes."""
+    visit = Visit(request, portal)
+    return await exam_state(portal, visit.session.learner, exam_id, visit.t)
+
+
+@router.post("/portal/api/exams/{exam_id}/answers")
+async def api_exam_answer(
+    exam_id: int, body: AnswerBody, session: CsrfSession, request: Request, portal: PortalDep, service: ServiceDep
+) -> dict:
+    """Answer one of the exam's questions (each once: 409 `already_answered`); returns the exam's state."""
+    exam = await owned_exam(portal, session.learner, exam_id)
+    if body.question_id not in exam.question_ids:
+        raise ApiError(422, "question_not_in_exam", f"question_id: {body.question_id} is not in exam {exam_id}")
+    await submit_answer(portal, service, request, session.learner, body, exam_id)
+    return await exam_state(portal, session.learner, exam_id, TEXTS[pick_lang(None, request.cookies.get(LANG_COOKIE))])
+
+
+@router.get("/portal/api/progress")
+async def api_progress(request: Request, portal: PortalDep) -> dict:
+    """The learner's results by error category, latest answers and exams."""
+    visit = Visit(request, portal)
+    return await progress(portal, visit.session.learner, visit.t)

@@ -1,0 +1,75 @@
+"""Subprocess tools behind the API: `POST /v1/tools/rules` runs `corrige tool rules` in a child
+process that continues the request's trace (seed 004's process boundary)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+
+from fastapi import APIRouter, Request
+from pydantic import Field
+
+from corrige.obs.tool import REQUEST_ID_ENV
+from corrige.server.deps import SettingsDep, meta_of
+from corrige.server.errors import ApiError
+from corrige.server.guards import check_text
+from corrige.server.schemas import RuleOut, StrictModel
+
+from .responses import ERROR_RESPONSES
+
+router = APIRouter(prefix="/v1/tools", tags=["tools"], responses=ERROR_RESPONSES)
+
+TOOL_TIMEOUT_S = 30.0
+
+
+class RulesToolRequest(StrictModel):
+    query: str = Field(min_length=1, max_length=500, description="A learner sentence or a question about a rule.")
+    k: int = Field(3, ge=1, le=10)
+
+
+class RulesToolResponse(StrictModel):
+    request_id: str
+    trace_id: str | None = Field(description="The trace the tool's span joined (None when tracing is off).")
+    rules: list[RuleOut]
+
+
+@router.post("/rules", response_model=RulesToolResponse)
+async def rules_tool(body: RulesToolRequest, settings: SettingsDep, request: Request) -> RulesToolResponse:
+    """Rule cards by BM25, looked up by a subprocess tool (slower than `/v1/grammar/correct`'s own
+    retrieval: this endpoint exists to show and test tracing across a process boundary)."""
+    check_text(body.query, "query", tutor_format=False)
+    meta = meta_of(request)
+    command = [sys.executable, "-m", "corrige.cli", "tool", "rules", body.query, "--k", str(body.k)]
+    env = {**os.environ, REQUEST_ID_ENV: meta.request_id}
+    env.pop("TRACEPARENT", None)
+    env.pop("TRACESTATE", None)
+    if meta.trace is None:
+        out = await _run(command, env)
+    else:
+        env["CORRIGE_TRACE_STORE"] = str(settings.trace_store)
+        with meta.trace.child("tool.call", **{"tool.name": "rules"}) as trace_env:
+            out = await _run(command, {**env, **trace_env})
+    try:
+        rules = json.loads(out)["rules"]
+    except (ValueError, KeyError) as exc:
+        raise ApiError(502, "tool_failed", "the rules tool answered something that is not its JSON") from exc
+    trace_id = meta.trace.trace_id if meta.trace is not None else None
+    return RulesToolResponse(request_id=meta.request_id, trace_id=trace_id, rules=rules)
+
+
+async def _run(command: list[str], env: dict[str, str]) -> bytes:
+    process = await asyncio.create_subprocess_exec(
+        *command, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    try:
+        out, err = await asyncio.wait_for(process.communicate(), TOOL_TIMEOUT_S)
+    except (TimeoutError, asyncio.CancelledError):
+        process.kill()
+        await process.wait()
+        raise
+    if process.returncode != 0:
+        tail = err.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
+        raise ApiError(502, "tool_failed", f"the rules tool failed (exit {process.returncode}): {tail[0]}")
+    return out
