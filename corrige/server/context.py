@@ -136,7 +136,8 @@ class RequestContextMiddleware:
                 recorded = trace.recorded
                 if meta.guards_done_at is None and S.SECURITY not in recorded:
                     # refused by a guard in front of the app (rate limit, body size, draining)
-                    trace.timed(S.SECURITY, meta.received_at, end, **{S.VERDICT: "refuse", S.REASON: code})
+                    refused = {S.VERDICT: "refuse", S.REASON: code, S.BYTES_IN: meta.bytes_in, S.BYTES_OUT: bytes_out}
+                    trace.timed(S.SECURITY, meta.received_at, end, **refused)
                 elif not recorded and meta.guards_done_at is not None:
                     # the body failed validation before the handler ran
                     trace.timed(S.VALIDATE, meta.guards_done_at, end, code, **{S.BYTES_IN: meta.bytes_in})

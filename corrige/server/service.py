@@ -102,7 +102,7 @@ class CorrectionService:
             self._guard(sentence, field_name)
         except ApiError as exc:
             if trace is not None:
-                refused = {S.VERDICT: "refuse", S.REASON: exc.code, S.BYTES_IN: text_bytes}
+                refused = {S.VERDICT: "refuse", S.REASON: exc.code, S.BYTES_IN: text_bytes, S.BYTES_OUT: 0}
                 trace.timed(S.SECURITY, start, time.perf_counter(), **refused)
             raise
         guarded = time.perf_counter()
@@ -112,7 +112,8 @@ class CorrectionService:
             raise from_prompt_too_long(exc, field_name) from None
         tokenized = time.perf_counter()
         if trace is not None:
-            trace.timed(S.SECURITY, start, guarded, **{S.VERDICT: "pass", S.BYTES_IN: text_bytes})
+            passed = {S.VERDICT: "pass", S.BYTES_IN: text_bytes, S.BYTES_OUT: text_bytes}
+            trace.timed(S.SECURITY, start, guarded, **passed)
             token_bytes = ID_BYTES * len(prompt)
             tokens = {S.BYTES_IN: text_bytes, S.BYTES_OUT: token_bytes, S.PROMPT_TOKENS: len(prompt)}
             trace.timed(S.TOKENIZE, guarded, tokenized, **tokens)
@@ -244,7 +245,8 @@ class CorrectionService:
         cpu_ms = 1000.0 * (prepared.cpu_s + prepared.model_cpu_s)
         tokens = c.prompt_tokens + c.completion_tokens
         usd = cpu_ms / 3.6e6 * self.settings.price_per_cpu_hour
-        attrs = {S.COST_CPU_MS: round(cpu_ms, 4), S.COST_TOKENS: tokens, S.COST_USD: usd, S.BYTES_OUT: body_bytes}
+        attrs = {S.COST_CPU_MS: round(cpu_ms, 4), S.COST_TOKENS: tokens, S.COST_USD: usd}
+        attrs |= {S.BYTES_IN: body_bytes, S.BYTES_OUT: body_bytes}  # the response, serialised for the socket
         trace.timed(S.COST, start, time.perf_counter(), **attrs)
 
     async def correct_batch(self, sentences: Sequence[str], meta: RequestMeta) -> BatchCorrectResponse:

@@ -7,9 +7,8 @@ from server_support import error_of
 
 from corrige.server.service import STAGES
 
-FIELDS = {
-    "request_id", "sentence", "corrected", "changed", "explanation", "abstained", "edits", "rules", "usage", "timings_ms"
-}  # fmt: skip
+FIELDS = {"request_id", "sentence", "corrected", "changed", "explanation", "abstained", "edits", "rules"}
+FIELDS |= {"usage", "timings_ms"}
 
 
 def parse_sse(text: str) -> list[tuple[str | None, str]]:
