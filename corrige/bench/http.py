@@ -288,7 +288,7 @@ def run_http_bench(
     machine = machine_info(blas_limit)
     result = {
         "machine": machine,
-        "model": str(model) if model else "bundled (corrige/models/tutor)",
+        "model": str(model) if model else "bundled (corrige/models/seed)",
         "settings": {
             "requests": requests,
             "warmup": warmup,

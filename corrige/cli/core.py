@@ -20,9 +20,9 @@ def version() -> None:
 
 @app.command()
 def train(
-    out: Annotated[Path, typer.Option(help="Output model directory.")] = Path("runs/tutor"),
-    preset: Annotated[str, typer.Option(help="Model preset: seed (~0.5M params) or tutor (bundled).")] = "tutor",
-    minutes: Annotated[float, typer.Option(help="Wall-clock budget; the LR schedule ends with it.")] = 40.0,
+    out: Annotated[Path, typer.Option(help="Output model directory.")] = Path("runs/seed"),
+    preset: Annotated[str, typer.Option(help="Model preset: seed (~0.5M params, bundled) or tutor (0.94M).")] = "seed",
+    minutes: Annotated[float, typer.Option(help="Wall-clock budget; the LR schedule ends with it.")] = 20.0,
     max_steps: Annotated[int, typer.Option(help="Step budget; the first budget to run out ends training.")] = 20_000,
     n_train: Annotated[int, typer.Option(help="Synthetic training examples.")] = 200_000,
     batch_size: Annotated[int, typer.Option()] = 64,

@@ -30,7 +30,10 @@ from corrige.tutor.edits import Edit, diff_edits
 from corrige.tutor.format import NO_ERRORS_GLOSS, parse_target
 from corrige.tutor.plausibility import content_mismatch, load_known_words, unknown_words
 
-BUNDLED_MODEL = Path(__file__).resolve().parent.parent / "models" / "tutor"
+# The seed-sized model (0.51M parameters, 64-token window, like the seeds' ~500k tutor): it meets every
+# quality target with fewer false alarms on hand-written sentences than the larger `tutor` model
+# (2.3% vs 4.7%), and corrects a sentence in about two thirds of the time. See both model cards.
+BUNDLED_MODEL = Path(__file__).resolve().parent.parent / "models" / "seed"
 ABSTAIN_GLOSS = "no estoy seguro: revisa la frase con tu profesor"
 
 

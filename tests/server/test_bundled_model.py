@@ -10,7 +10,7 @@ from corrige.server.app import create_app
 from corrige.server.settings import Settings
 
 pytestmark = pytest.mark.skipif(
-    not bundled_model_available(), reason="the bundled model is not in corrige/models/tutor"
+    not bundled_model_available(), reason="the bundled model is not in corrige/models/seed"
 )
 
 
