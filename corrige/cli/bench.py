@@ -143,3 +143,46 @@ def bench_retrieval(
         }
         output.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
         console.print(f"[green]wrote[/] {output}")
+
+
+@bench_app.command("observability")
+def bench_observability(
+    rounds: Annotated[int, typer.Option(min=1, help="Rounds; each runs both servers, in alternating order.")] = 5,
+    latency_requests: Annotated[int, typer.Option(min=10, help="Requests per round at concurrency 1.")] = 200,
+    clients: Annotated[int, typer.Option(min=2, help="Concurrency of the throughput run.")] = 32,
+    load_requests: Annotated[int, typer.Option(min=10, help="Requests per round at --clients.")] = 800,
+    batching: Annotated[str, typer.Option(help="Batching policy of both servers.")] = "continuous",
+    model: Annotated[Path | None, typer.Option(help="Model directory (default: the bundled model).")] = None,
+    output: Annotated[Path | None, typer.Option(help="Write the results as JSON here.")] = None,
+) -> None:
+    """What tracing + metrics cost: a server with both on vs one with both off, same run, medians and ratios."""
+    import json
+
+    from rich.table import Table
+
+    from corrige.bench.observability import ObservabilityBenchConfig, run_observability_bench
+
+    config = ObservabilityBenchConfig(
+        rounds=rounds, latency_requests=latency_requests, load_clients=clients, load_requests=load_requests,
+        policy=batching, model=model,
+    )  # fmt: skip
+    with console.status("starting two servers…") as status:
+        result = run_observability_bench(config, progress=lambda what: status.update(what))
+    med = result["medians"]
+    table = Table(
+        "tracing + metrics", "p50 ms (c=1)", "p95 ms (c=1)", f"req/s (c={clients})", title="Observability cost"
+    )
+    for variant in ("on", "off"):
+        m = med[variant]
+        table.add_row(variant, f"{m['p50_ms']:.2f}", f"{m['p95_ms']:.2f}", f"{m['req_per_s']:.0f}")
+    console.print(table)
+    lat, thr = result["latency_overhead"], result["throughput_loss"]
+    console.print(
+        f"latency overhead at c=1: {lat:+.1%} (target ≤ 10%: {'met' if lat <= 0.10 else 'not met'}); "
+        f"throughput loss at c={clients}: {thr:+.1%} (target ≤ 5%: {'met' if thr <= 0.05 else 'not met'}); "
+        f"medians of {rounds} rounds"
+    )
+    if output:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        console.print(f"[green]wrote[/] {output}")

@@ -187,16 +187,17 @@ class CorrectionService:
                 prepared.trace.timed(S.RETRIEVE, now, now, **{"retrieve.skipped": why, S.BYTES_IN: 0, S.BYTES_OUT: 0})
             return []
         start, cpu = time.perf_counter(), time.thread_time()
-        hits = await self.rules.find(correction)
+        answer = await self.rules.find(correction)
         end = time.perf_counter()
         prepared.timings_ms["rules"] = _ms(end - start)
         prepared.cpu_s += time.thread_time() - cpu
         if prepared.trace is not None:
-            attrs = span_attributes(hits, self.rules.mode)
+            attrs = span_attributes(answer.hits, answer.mode)
+            attrs |= {"retrieve.cached": answer.cached, "retrieve.degraded": answer.degraded}
             attrs[S.BYTES_IN] = len(correction.sentence.encode()) + sum(len(e.replacement) for e in correction.edits)
-            attrs[S.BYTES_OUT] = sum(len(str(h.summary())) for h in hits)
+            attrs[S.BYTES_OUT] = sum(len(str(h.summary())) for h in answer.hits)
             prepared.trace.timed(S.RETRIEVE, start, end, **attrs)
-        return hits
+        return list(answer.hits)
 
     @staticmethod
     def result(

@@ -1,0 +1,107 @@
+"""What tracing and metrics cost: two real servers, one with both on and one with both off,
+measured side by side in one run.
+
+Both servers (`corrige serve`, same model, same policy) start once and stay up; each round
+runs, for each server in turn (the order alternates between rounds, so neither always goes
+first on a machine that warms up or gets busier), a closed loop at concurrency 1 (the p50
+latency) and one at high concurrency (the throughput), on the same seeded workload. The
+report gives the medians over rounds and the ratios on/off: the tracing + metrics overhead is
+(p50 on / p50 off - 1) at concurrency 1 and (1 - throughput on / throughput off) under load.
+"""
+
+from __future__ import annotations
+
+import logging
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from corrige.bench.load import LoadSpec, run_load
+from corrige.bench.servers import LabServer
+from corrige.bench.workload import build_workload
+
+log = logging.getLogger(__name__)
+
+VARIANTS = ("on", "off")
+
+
+@dataclass(frozen=True)
+class ObservabilityBenchConfig:
+    rounds: int = 5
+    latency_requests: int = 200  # per round, concurrency 1
+    load_clients: int = 32
+    load_requests: int = 800  # per round, at `load_clients`
+    policy: str = "continuous"
+    model: Path | None = None
+    seed: int = 0
+
+
+@dataclass
+class VariantResult:
+    p50_ms: list[float] = field(default_factory=list)
+    p95_ms: list[float] = field(default_factory=list)
+    req_per_s: list[float] = field(default_factory=list)
+    errors: int = 0
+
+
+def _server(variant: str, config: ObservabilityBenchConfig) -> LabServer:
+    server = LabServer.corrige(config.policy, config.model)
+    server.name = f"observability-{variant}"
+    if variant == "off":
+        server.env.update(CORRIGE_TRACING="false", CORRIGE_METRICS="false")
+    return server
+
+
+def run_observability_bench(
+    config: ObservabilityBenchConfig, progress: Callable[[str], None] | None = None
+) -> dict[str, Any]:
+    workload = build_workload(seed=config.seed)
+    results = {v: VariantResult() for v in VARIANTS}
+    servers = {v: _server(v, config) for v in VARIANTS}
+    try:
+        for server in servers.values():
+            server.start()
+        for server in servers.values():
+            server.wait_ready()
+        for round_index in range(config.rounds):
+            order = VARIANTS if round_index % 2 == 0 else VARIANTS[::-1]
+            for variant in order:
+                url, out = servers[variant].url, results[variant]
+                if progress:
+                    progress(f"round {round_index + 1}/{config.rounds}: tracing+metrics {variant}")
+                single = run_load(
+                    LoadSpec(url=url, clients=1, requests=config.latency_requests, seed=round_index), workload
+                )
+                loaded = run_load(
+                    LoadSpec(url=url, clients=config.load_clients, requests=config.load_requests, seed=round_index),
+                    workload,
+                )
+                s1, s2 = single.summary(), loaded.summary()
+                out.p50_ms.append(s1["latency_ms"]["p50"])
+                out.p95_ms.append(s1["latency_ms"]["p95"])
+                out.req_per_s.append(s2["req_per_s"])
+                out.errors += sum(s1["errors"].values()) + sum(s2["errors"].values())
+    finally:
+        for server in servers.values():
+            server.stop()
+    return summarize(config, results)
+
+
+def summarize(config: ObservabilityBenchConfig, results: dict[str, VariantResult]) -> dict[str, Any]:
+    med = {
+        v: {k: statistics.median(getattr(r, k)) for k in ("p50_ms", "p95_ms", "req_per_s")} for v, r in results.items()
+    }
+    on, off = med["on"], med["off"]
+    return {
+        "config": {k: str(v) if isinstance(v, Path) else v for k, v in vars(config).items()},
+        "medians": med,
+        "rounds": {v: vars(r) for v, r in results.items()},
+        "latency_overhead": on["p50_ms"] / off["p50_ms"] - 1.0,
+        "throughput_loss": 1.0 - on["req_per_s"] / off["req_per_s"],
+        "targets": {
+            "latency_overhead_max": 0.10,  # at concurrency 1
+            "throughput_loss_max": 0.05,  # at load_clients
+        },
+    }

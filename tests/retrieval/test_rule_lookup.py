@@ -1,0 +1,61 @@
+"""Serve-time rule cards: nothing for unchanged sentences, an LRU cache, and BM25 while the encoder is busy."""
+
+import asyncio
+
+from corrige.tutor.agent import Correction
+from corrige.tutor.edits import Edit
+from corrige.tutor.rule_lookup import NO_RULES, RuleLookup
+
+SENTENCE = "Yesterday I goed to the store."
+
+
+def goed() -> Correction:
+    edit = Edit(12, 16, "goed", "went", "past_irregular")
+    return Correction(SENTENCE, "Yesterday I went to the store.", "pasado irregular: goed → went", [edit])
+
+
+def married(i: int) -> Correction:
+    sentence = f"My sister number {i} is married with a doctor."
+    start = sentence.index("with")
+    edit = Edit(start, start + 4, "with", "to", "preposition")
+    return Correction(sentence, sentence.replace("with", "to"), "preposición", [edit])
+
+
+def test_an_unchanged_sentence_needs_no_card(hybrid_retriever):
+    lookup = RuleLookup(hybrid_retriever)
+    unchanged = Correction("I went home.", "I went home.", "sin errores")
+    assert lookup.lookup(unchanged) is NO_RULES
+    assert asyncio.run(lookup.find(unchanged)).hits == ()
+
+
+def test_the_cards_explain_the_edit_and_a_repeat_comes_from_the_cache(hybrid_retriever):
+    lookup = RuleLookup(hybrid_retriever, k=3)
+    first = asyncio.run(lookup.find(goed()))
+    assert first.mode == "hybrid" and not first.cached and len(first.hits) == 3
+    assert first.hits[0].card.category == "past_irregular"
+    again = asyncio.run(lookup.find(goed()))
+    assert again.cached and [h.card.id for h in again.hits] == [h.card.id for h in first.hits]
+    assert (lookup.hits, lookup.misses) == (1, 1)
+
+
+def test_the_cache_keeps_only_the_most_recent_queries(bm25_retriever):
+    lookup = RuleLookup(bm25_retriever, cache_size=2)
+    for i in range(3):
+        lookup.lookup(married(i))
+    assert not asyncio.run(lookup.find(married(0))).cached  # evicted
+    assert asyncio.run(lookup.find(married(2))).cached
+
+
+def test_while_the_encoder_is_busy_bm25_answers_at_once(hybrid_retriever):
+    lookup = RuleLookup(hybrid_retriever, k=3)
+
+    async def two_at_once():
+        return await asyncio.gather(lookup.find(married(1)), lookup.find(married(2)))
+
+    first, second = asyncio.run(two_at_once())
+    assert first.mode == "hybrid" and not first.degraded
+    assert second.mode == "bm25" and second.degraded and second.hits
+    assert second.hits[0].card.category == "preposition"
+    assert lookup.degraded == 1
+    third = asyncio.run(lookup.find(married(2)))  # degraded answers are not cached: hybrid next time
+    assert third.mode == "hybrid" and not third.cached
