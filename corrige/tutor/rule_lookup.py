@@ -37,6 +37,19 @@ class RuleAnswer:
 
 
 NO_RULES = RuleAnswer((), "none")
+CANDIDATES = 3  # retrieve k x this many, then put the cards of the edits' own categories first
+
+
+def prefer_categories(hits: list[RuleHit], categories: tuple[str, ...]) -> list[RuleHit]:
+    """Cards of the edits' categories first, each group in retrieval order.
+
+    The tutor already knows each edit's category; retrieval's job is to pick the card that
+    explains it. Words shared with an unrelated card can outrank the right one ("She like
+    cats" matches "I like football very much" better than the third-person cards), and a
+    card of another category is the wrong explanation for that edit however well it matches.
+    """
+    wanted = set(categories)
+    return [h for h in hits if h.card.category in wanted] + [h for h in hits if h.card.category not in wanted]
 
 
 class RuleLookup:
@@ -109,7 +122,8 @@ class RuleLookup:
 
     def _search(self, key: Key, mode: Mode, store: bool = True) -> RuleAnswer:
         sentence, edits, categories = key
-        answer = RuleAnswer(tuple(self.retriever.search(sentence, edits, categories, k=self.k, mode=mode)), mode)
+        candidates = self.retriever.search(sentence, edits, categories, k=self.k * CANDIDATES, mode=mode)
+        answer = RuleAnswer(tuple(prefer_categories(candidates, categories)[: self.k]), mode)
         if store:
             with self._lock:
                 self._cache[key] = answer

@@ -59,3 +59,10 @@ def test_while_the_encoder_is_busy_bm25_answers_at_once(hybrid_retriever):
     assert lookup.degraded == 1
     third = asyncio.run(lookup.find(married(2)))  # degraded answers are not cached: hybrid next time
     assert third.mode == "hybrid" and not third.cached
+
+
+def test_cards_of_the_edits_category_come_first(hybrid_retriever):
+    edit = Edit(4, 8, "like", "likes", "third_person")
+    she_like = Correction("She like cats.", "She likes cats.", "tercera persona: like → likes", [edit])
+    hits = RuleLookup(hybrid_retriever, k=3).lookup(she_like).hits
+    assert [h.card.category for h in hits] == ["third_person"] * 3  # not "I like football very much"
