@@ -153,3 +153,44 @@ def test_tracing_and_metrics_can_be_switched_off(make_settings):
         assert client.app.state.trace_store is None
         response = client.get("/metrics")
         assert response.status_code == 404 and response.json()["error"]["code"] == "metrics_disabled"
+
+
+def test_spans_are_exported_over_otlp_when_configured(make_settings):
+    """A real OTLP/HTTP receiver on loopback gets the request's spans, in protobuf."""
+    import http.server
+    import threading
+
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    received: list[ExportTraceServiceRequest] = []
+
+    class Receiver(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 (http.server's naming)
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            message = ExportTraceServiceRequest()
+            message.ParseFromString(body)
+            received.append(message)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-protobuf")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    receiver = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    endpoint = f"http://127.0.0.1:{receiver.server_address[1]}/v1/traces"
+    try:
+        with TestClient(create_app(make_settings(otlp_endpoint=endpoint))) as client:
+            response, request_id = correct(client)
+            assert response.status_code == 200
+            assert client.app.state.tracing.flush()
+    finally:
+        receiver.shutdown()
+    spans = [s for m in received for rs in m.resource_spans for ss in rs.scope_spans for s in ss.spans]
+    names = {s.name for s in spans}
+    assert {S.ROOT, *S.STAGES} <= names
+    root = next(s for s in spans if s.name == S.ROOT)
+    attributes = {a.key: a.value.string_value for a in root.attributes}
+    assert attributes[S.REQUEST_ID] == request_id
+    assert all(s.trace_id == root.trace_id for s in spans if s.name in S.STAGES)
