@@ -239,16 +239,18 @@ class TraceStore:
         with self._lock:
             return self._db.execute(query, tuple(ENTRY_SPANS)).fetchone()[0]
 
-    def orphans(self) -> list[SpanRecord]:
-        """`orphans_in(self.spans())`, answered by SQLite through the (trace_id, span_id) index
-        without building a record for every span."""
+    def orphans(self, limit: int | None = None) -> list[SpanRecord]:
+        """`orphans_in(self.spans())` (the first `limit` of them, oldest first, when given),
+        answered by SQLite through the (trace_id, span_id) index without building a record for
+        every span."""
         entry = ",".join("?" * len(ENTRY_SPANS))
         query = (
             f"SELECT {_COLUMNS} FROM spans AS s WHERE s.name NOT IN ({entry}) AND (s.parent_id IS NULL OR NOT EXISTS"
             " (SELECT 1 FROM spans AS p WHERE p.trace_id = s.trace_id AND p.span_id = s.parent_id)) ORDER BY s.rowid"
+            " LIMIT ?"
         )
         with self._lock:
-            rows = self._db.execute(query, tuple(sorted(ENTRY_SPANS))).fetchall()
+            rows = self._db.execute(query, (*sorted(ENTRY_SPANS), -1 if limit is None else limit)).fetchall()
         return _records(rows)
 
     def close(self) -> None:

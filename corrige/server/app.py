@@ -11,6 +11,7 @@ in-flight count → rate limit → body guard → FastAPI (validation → handle
 from __future__ import annotations
 
 from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
 
 from corrige import __version__
 from corrige.server.context import RequestContextMiddleware
@@ -23,7 +24,7 @@ from corrige.server.guards import (
     TokenBucketLimiter,
 )
 from corrige.server.lifecycle import lifespan
-from corrige.server.routes import grammar, health, metrics, openai, tools
+from corrige.server.routes import dashboard, grammar, health, metrics, openai, tools
 from corrige.server.settings import Settings
 
 API_PREFIXES = ("/v1/", "/correct")
@@ -46,6 +47,8 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(grammar.router)
     app.include_router(openai.router)
     app.include_router(health.router)
+    app.include_router(dashboard.router)
+    app.mount(dashboard.STATIC_URL, StaticFiles(directory=dashboard.STATIC_DIR), name="dashboard-static")
     app.include_router(metrics.router)
     app.include_router(tools.router)
     install_error_handlers(app)

@@ -22,6 +22,7 @@ from fastapi import FastAPI
 
 from corrige.engine import Engine
 from corrige.model.blas import limit_blas_threads
+from corrige.obs.timeseries import StepHistory
 from corrige.server.observe import load_rules, start_observability
 from corrige.server.service import CorrectionService, Prepared
 from corrige.tutor.agent import Tutor
@@ -39,6 +40,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     started = time.perf_counter()
     tutor = await asyncio.to_thread(Tutor.load, settings.model_dir)
     engine = Engine(tutor.weights, settings.engine_config())
+    state.step_history = StepHistory()  # queue depth and batch size over time, for the dashboard
+    engine.subscribe(on_step=state.step_history.on_step)
     if settings.debug_step_delay_ms > 0:
         delay_s = settings.debug_step_delay_ms / 1000
         engine.subscribe(on_step=lambda _step: time.sleep(delay_s))

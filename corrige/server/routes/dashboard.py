@@ -79,16 +79,18 @@ def summarize(store: TraceStore | None, budget: Budget, last: int) -> dict:
     """Budget, percentile report and orphans from one read of the store (runs on a worker thread)."""
     spans = store.spans(last) if store is not None else []
     table = TraceTable.from_traces(group_traces(spans))
-    orphans = store.orphans() if store is not None else []
+    # the orphans of the whole store, as `corrige traces audit`: counted in SQL, a few listed
+    count = store.count_orphans() if store is not None else 0
+    orphans = store.orphans(limit=ORPHAN_EXAMPLES) if count else []
     return {
         "budget": budget_report(table, budget).to_dict(),
         "report": percentile_report(table).to_dict(),
         "orphans": {
-            "count": len(orphans),
+            "count": count,
             "scope": "the whole store, as `corrige traces audit`",
             "examples": [
                 {"trace_id": s.trace_id, "span_id": s.span_id, "name": s.name, "parent_id": s.parent_id}
-                for s in orphans[:ORPHAN_EXAMPLES]
+                for s in orphans
             ],
         },
     }
@@ -128,13 +130,14 @@ async def dashboard(
     profile: str | None = None,
 ) -> HTMLResponse:
     """Budget vs actual, end-to-end vs summed p95s, burn rates, queue depth and batch size, orphans."""
+    profile = _budget(settings, profile).profile  # the file's default when none is asked for
     return _templates().TemplateResponse(
         request,
         "dashboard/index.html",
         {
             "static": STATIC_URL,
             "last": last,
-            "profile": profile or "",
+            "profile": profile,
             "profiles": _profiles(settings),
             "poll_ms": 1500,
             "model": settings.model_name,

@@ -1,0 +1,215 @@
+"""The latency budget: the TOML file (bundled profiles, validation), burn rates, the sustained
+flag, shares, and seed 000's formula with measured values."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from obs_support import MS, T0, make_trace, sequential
+
+from corrige.obs import spans as names
+from corrige.obs.budget import (
+    BudgetError,
+    budget_profiles,
+    budget_report,
+    bundled_budget_path,
+    formula,
+    load_budget,
+)
+from corrige.obs.report import SELF, TraceTable
+from corrige.obs.store import group_traces
+
+SEED_SPLIT = {
+    "HTTP + schema + guards": 50,
+    "BPE tokenize": 20,
+    "RAG retrieve": 200,
+    "Mini-GPT prefill": 1200,
+    "Mini-GPT decode": 3300,
+    "Format + cost + flush": 30,
+    "Buffer (queueing, GC pauses)": 200,
+}
+
+
+def test_bundled_file_has_the_seed_split_and_a_default_tutor_profile_in_milliseconds():
+    assert set(budget_profiles()) == {"seed", "tutor"}
+    seed = load_budget(profile="seed")
+    assert {a.name: a.ms for a in seed.allocations} == SEED_SPLIT
+    assert seed.total_ms == 5000
+    tutor = load_budget()  # the file's default
+    assert tutor.profile == "tutor"
+    assert 10 <= tutor.total_ms <= 60  # a correction takes tens of ms, not seconds
+    assert [a.name for a in tutor.allocations] == list(SEED_SPLIT)  # the same stages, rescaled
+    for budget in (seed, tutor):
+        covered = [s for a in budget.allocations for s in a.spans]
+        assert sorted(covered) == sorted({*names.STAGES, SELF})  # every stage span, each once
+    decode = tutor.stage_of(names.DECODE)
+    assert decode is not None and decode.ms == max(a.ms for a in tutor.allocations)
+
+
+def _write(tmp_path, text: str):
+    path = tmp_path / "budget.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+GOOD = """
+default_profile = "p"
+[profiles.p]
+total_ms = 3
+[[profiles.p.stages]]
+name = "model"
+ms = 2
+spans = ["model.prefill", "model.decode"]
+[[profiles.p.stages]]
+name = "rest"
+ms = 1
+spans = ["http.request:self"]
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("this is = not toml [", "not valid TOML"),
+        ("[profiles]\n", "no [profiles.<name>] table"),
+        (GOOD.replace('"model.decode"', '"model.decod"'), "unknown span 'model.decod'"),
+        (GOOD.replace('"http.request:self"', '"model.decode"'), "already in stage 'model'"),
+        (GOOD.replace("total_ms = 3", "total_ms = 4"), "add up to 3 ms but total_ms says 4"),
+        (GOOD.replace("ms = 2\n", "ms = -2\n"), "`ms` must be a positive number"),
+        (GOOD.replace("ms = 2\n", 'ms = "2"\n'), "`ms` must be a positive number"),
+        (GOOD.replace("ms = 2\n", "msec = 2\n"), "unknown key(s) ['msec']"),
+        (GOOD.replace('name = "rest"', 'name = "model"'), "stage 'model' appears twice"),
+        (GOOD.replace('default_profile = "p"', 'default_profile = "q"'), "no profile 'q'"),
+    ],
+)
+def test_bad_files_fail_with_a_message_naming_the_file_and_the_problem(tmp_path, text, message):
+    path = _write(tmp_path, text)
+    with pytest.raises(BudgetError) as caught:
+        load_budget(path)
+    assert message in str(caught.value)
+    assert str(path) in str(caught.value)
+
+
+def test_a_missing_file_and_an_unknown_profile_are_budget_errors(tmp_path):
+    with pytest.raises(BudgetError, match="cannot read"):
+        load_budget(tmp_path / "nope.toml")
+    with pytest.raises(BudgetError, match="the file has seed, tutor"):
+        load_budget(bundled_budget_path(), "fast")
+
+
+def _table(stage_lists, gap_ms=100.0):
+    records = []
+    for i, stages in enumerate(stage_lists):
+        records += make_trace(sequential(stages), start_ns=T0 + round(i * gap_ms * MS))
+    return TraceTable.from_traces(group_traces(records))
+
+
+def test_burn_rate_is_the_mean_over_the_allocation_and_shares_add_up(tmp_path):
+    budget = load_budget(_write(tmp_path, GOOD))
+    # model: 1 ms in 99 requests and one 100 ms outlier; nothing uncovered
+    stages = [[(names.PREFILL, 0.5), (names.DECODE, 0.5)] for _ in range(99)] + [[(names.DECODE, 100.0)]]
+    report = budget_report(_table(stages), budget)
+    model, rest = report.stages
+    assert model.name == "model" and model.dist.n == 100
+    assert model.burn == pytest.approx((99 + 100) / 100 / 2)  # mean 1.99 ms / 2 ms
+    assert model.burn_p50 == pytest.approx(0.5)
+    assert model.share == pytest.approx(1.0)
+    assert rest.share == pytest.approx(0.0)
+    assert sum(s.share for s in report.stages) == pytest.approx(1.0)
+    # the stages' burns, weighted by their allocations, make the total's: means add up
+    assert sum(s.burn * s.allocation_ms for s in report.stages if s.dist.n) == pytest.approx(
+        report.total.burn * report.total.allocation_ms
+    )
+    assert report.total.allocation_ms == 3 and report.total.dist.n == 100
+    assert report.flagged == []
+
+
+def test_one_outlier_lifts_the_burn_but_is_not_sustained(tmp_path):
+    budget = load_budget(_write(tmp_path, GOOD))
+    report = budget_report(_table([[(names.DECODE, 1.0)] for _ in range(99)] + [[(names.DECODE, 300.0)]]), budget)
+    model = report.stages[0]
+    assert model.burn == pytest.approx((99 + 300) / 100 / 2) and model.burn > 1.5
+    assert [b > 1.5 for b in model.window_burns] == [False, False, False, False, True]
+    assert model.sustained is False and report.flagged == []
+
+
+def test_a_lasting_slowdown_is_flagged_a_burst_is_not(tmp_path):
+    budget = load_budget(_write(tmp_path, GOOD))
+    steady_hot = [[(names.DECODE, 4.0)] for _ in range(100)]  # 2x, all the time
+    report = budget_report(_table(steady_hot), budget)
+    model = report.stages[0]
+    assert model.burn == pytest.approx(2.0) and len(model.window_burns) == 5
+    assert model.sustained is True and report.flagged == ["model"]
+
+    # the last 60 % of the window at 2.5x: 3 of 5 sub-windows hot ("most"), window burn 1.7: flagged
+    lasting = [[(names.DECODE, 1.0)] for _ in range(40)] + [[(names.DECODE, 5.0)] for _ in range(60)]
+    assert budget_report(_table(lasting), budget).stages[0].sustained is True
+    # the last 40 %: window burn 1.3, 2 of 5 sub-windows hot: not flagged
+    burst = [[(names.DECODE, 1.0)] for _ in range(60)] + [[(names.DECODE, 5.0)] for _ in range(40)]
+    cool = budget_report(_table(burst), budget).stages[0]
+    assert cool.sustained is False and max(cool.window_burns) == pytest.approx(2.5)
+
+    # hot over the whole window (burn 1.84), but the heat sits in the first two sub-windows; the
+    # last three have 9 slow requests of 20 each, a burn of 1.4: not sustained
+    front_loaded = [5.0] * 40 + ([5.0] * 9 + [1.0] * 11) * 3
+    mixed = budget_report(_table([[(names.DECODE, ms)] for ms in front_loaded]), budget).stages[0]
+    assert mixed.burn == pytest.approx(1.84)
+    assert [b > 1.5 for b in mixed.window_burns] == [True, True, False, False, False]
+    assert mixed.sustained is False
+
+
+def test_too_few_traces_cannot_tell_sustained(tmp_path):
+    budget = load_budget(_write(tmp_path, GOOD))
+    report = budget_report(_table([[(names.DECODE, 10.0)] for _ in range(15)]), budget)
+    assert report.stages[0].burn == pytest.approx(5.0)
+    assert report.stages[0].sustained is None and report.flagged == []
+
+
+def test_spans_the_budget_does_not_name_show_as_unbudgeted(tmp_path):
+    budget = load_budget(_write(tmp_path, GOOD))
+    report = budget_report(_table([[(names.TOKENIZE, 1.0), (names.DECODE, 3.0)] for _ in range(30)]), budget)
+    unbudgeted = report.stages[-1]
+    assert unbudgeted.name == "unbudgeted" and unbudgeted.spans == (names.TOKENIZE,)
+    assert unbudgeted.allocation_ms is None and math.isnan(unbudgeted.burn)
+    assert unbudgeted.share == pytest.approx(0.25)
+
+
+def test_formula_from_measured_spans_names_the_dominant_term():
+    def request(k: int) -> list:
+        decode = {names.STEPS: k - 1, names.OUTPUT_TOKENS: k}
+        return [
+            (names.VALIDATE, 0.2),
+            (names.SECURITY, 0.05),
+            (names.TOKENIZE, 0.1),
+            (names.PREFILL, 2.0),
+            (names.DECODE, 0.5 * (k - 1), decode),  # 0.5 ms a step
+            (names.FORMAT, 0.4),
+        ]
+
+    table = _table([request(11), request(21)])
+    f = formula(table)
+    terms = {t.name: t.ms for t in f.terms}
+    assert terms["t_parse"] == pytest.approx(0.2)
+    assert terms["t_tokenize"] == pytest.approx(0.1)
+    assert terms["t_prefill"] == pytest.approx(2.0)
+    assert f.k == pytest.approx(16)
+    assert f.t_decode_step_ms == pytest.approx(0.5)  # Σ decode ms / Σ steps = (5 + 10) / (10 + 20)
+    assert terms["K·t_decode_step"] == pytest.approx(8.0)
+    assert terms["t_detok + t_serialize"] == pytest.approx(0.4)
+    assert f.predicted_ms == pytest.approx(0.2 + 0.1 + 2.0 + 8.0 + 0.4)
+    assert f.measured_ms == pytest.approx(0.2 + 0.05 + 0.1 + 2.0 + 7.5 + 0.4)
+    assert f.dominant is not None and f.dominant.name == "K·t_decode_step"
+    assert f.to_dict()["dominant_share"] == pytest.approx(8.0 / 10.7, abs=1e-4)
+
+
+def test_bundled_tutor_budget_against_synthetic_tutor_traffic_flags_nothing():
+    from corrige.cli.obs import synthetic_spans
+
+    table = TraceTable.from_traces(group_traces(synthetic_spans(300, seed=3)))
+    report = budget_report(table, load_budget())
+    assert report.traces == 300
+    assert report.flagged == []
+    assert all(0 < s.burn < 1.5 for s in report.stages if s.allocation_ms)
+    assert report.formula.dominant.name == "K·t_decode_step"
+    assert sum(s.share for s in report.stages) == pytest.approx(1.0)
