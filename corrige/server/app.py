@@ -5,7 +5,7 @@ exception handlers and the lifespan; nothing is built at import time.
     corrige serve                                        # the same, plus options and SIGTERM draining
 
 Middleware, outermost first: request id (and the last-resort 500) → drain admission and
-in-flight count → rate limit → body guard → FastAPI (validation → handler).
+in-flight count → rate limit → portal form posts as JSON → body guard → FastAPI (validation → handler).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from corrige import __version__
+from corrige.portal.forms import FormPostMiddleware
 from corrige.server.context import RequestContextMiddleware
 from corrige.server.errors import install_error_handlers
 from corrige.server.guards import (
@@ -24,7 +25,7 @@ from corrige.server.guards import (
     TokenBucketLimiter,
 )
 from corrige.server.lifecycle import lifespan
-from corrige.server.routes import dashboard, grammar, health, metrics, openai, tools
+from corrige.server.routes import dashboard, grammar, health, metrics, openai, portal, tools
 from corrige.server.settings import Settings
 
 API_PREFIXES = ("/v1/", "/correct")
@@ -51,10 +52,14 @@ def create_app(settings: Settings) -> FastAPI:
     app.mount(dashboard.STATIC_URL, StaticFiles(directory=dashboard.STATIC_DIR), name="dashboard-static")
     app.include_router(metrics.router)
     app.include_router(tools.router)
+    app.include_router(portal.router)
+    app.mount(portal.STATIC_PATH, portal.static_files(), name="portal-static")
     install_error_handlers(app)
 
     # add_middleware wraps: the last one added is the outermost
     app.add_middleware(BodyGuardMiddleware, max_bytes=settings.max_body_bytes)
+    # the learner portal's HTML form posts become JSON just outside the body guard (pages work without JS)
+    app.add_middleware(FormPostMiddleware, paths=portal.FORM_PATHS, max_bytes=settings.max_body_bytes)
     if settings.rate_limit > 0:
         limiter = TokenBucketLimiter(settings.rate_limit, settings.burst)
         app.add_middleware(RateLimitMiddleware, limiter=limiter, prefixes=API_PREFIXES, exempt=NOT_RATE_LIMITED)

@@ -23,6 +23,7 @@ from fastapi import FastAPI
 from corrige.engine import Engine
 from corrige.model.blas import limit_blas_threads
 from corrige.obs.timeseries import StepHistory
+from corrige.portal.state import close_portal, open_portal
 from corrige.server.observe import load_rules, start_observability
 from corrige.server.service import CorrectionService, Prepared
 from corrige.tutor.agent import Tutor
@@ -39,6 +40,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     limit_blas_threads(settings.blas_threads)
     started = time.perf_counter()
     tutor = await asyncio.to_thread(Tutor.load, settings.model_dir)
+    state.portal = await asyncio.to_thread(open_portal, settings)  # learner portal: audit log, sessions, quiz
     engine = Engine(tutor.weights, settings.engine_config())
     state.step_history = StepHistory()  # queue depth and batch size over time, for the dashboard
     engine.subscribe(on_step=state.step_history.on_step)
@@ -69,6 +71,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     finally:
         await asyncio.to_thread(engine.close)
         logger.info("engine closed")
+        await asyncio.to_thread(close_portal, state.portal)  # after the drain: answers acknowledged are on disk
         if rules is not None:
             rules.close()
         await asyncio.to_thread(stop_observability)  # writes the last spans

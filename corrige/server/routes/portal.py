@@ -21,6 +21,7 @@ import time
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 import jinja2
 from fastapi import APIRouter, Depends, Request
@@ -29,8 +30,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from corrige.portal.i18n import LANGS, TEXTS, Text, pick_lang
-from corrige.portal.quiz import Grade, Question, grade
-from corrige.portal.rules import cards_for_edits
+from corrige.portal.quiz import Question, grade
 from corrige.portal.sessions import Session, csrf_ok
 from corrige.portal.state import Portal
 from corrige.portal.store import AlreadyAnswered, Submission
@@ -78,7 +78,8 @@ def render(name: str, **context: Any) -> str:
 async def get_portal(request: Request) -> Portal:
     portal = getattr(request.app.state, "portal", None)
     if portal is None:
-        raise ApiError(503, "not_ready", "the portal is not ready yet; retry shortly", {"Retry-After": "1"})
+        message = "the learner portal is not available (not started, or its database could not be opened)"
+        raise ApiError(503, "portal_unavailable", message, {"Retry-After": "1"})
     return portal
 
 
@@ -100,7 +101,8 @@ class Visit:
 
     def page(self, name: str, status: int = 200, active: str = "", **context: Any) -> HTMLResponse:
         path = self.request.url.path
-        links = {lang: f"{path}?lang={lang}" for lang in LANGS}
+        kept = [(k, v) for k, v in self.request.query_params.multi_items() if k not in ("lang", "saved")]
+        links = {lang: f"{path}?{urlencode([*kept, ('lang', lang)])}" for lang in LANGS}
         html = render(
             name, t=self.t, lang=self.lang, csrf=self.session.csrf, active=active, lang_links=links, **context
         )
@@ -152,6 +154,14 @@ def request_id(request: Request) -> str:
     return request.state.request_id
 
 
+def form_error(visit: Visit, error: ApiError) -> HTMLResponse:
+    """A failed form post: an HTML page for a browser's form; a JSON body sent to a form path is an
+    API-style request and gets the error model."""
+    if not is_form(visit.request):
+        raise error
+    return error_page(visit, error)
+
+
 def error_page(visit: Visit, error: ApiError) -> HTMLResponse:
     t = visit.t
     if error.code == "csrf_failed":
@@ -162,7 +172,9 @@ def error_page(visit: Visit, error: ApiError) -> HTMLResponse:
         message = t.error_generic
     else:
         message = error.message
-    response = visit.page("error.html", error.status, error=error, message=message, request_id=request_id(visit.request))
+    response = visit.page(
+        "error.html", error.status, error=error, message=message, request_id=request_id(visit.request)
+    )
     response.headers.update(error.headers)
     return response
 
@@ -209,12 +221,17 @@ class AnswerBody(Strict):
 # ---------------------------------------------------------------- the work
 
 
-async def correct(service: CorrectionService, request: Request, sentence: str) -> dict:
+def retriever_of(service: CorrectionService):
+    """The server's retriever (loaded once at start-up), or None when rule cards are off."""
+    return getattr(getattr(service, "rules", None), "retriever", None)
+
+
+async def correct(portal: Portal, service: CorrectionService, request: Request, sentence: str) -> dict:
     """The tutor's correction with each edit's rule card."""
     meta = getattr(request.state, "meta", None)
     prepared = service.prepare(sentence, meta=meta)
     correction = service.format(prepared, await service.generate(prepared, request_id(request)))
-    cards = await cards_for_edits(getattr(service, "rules", None), correction.sentence, correction.edits)
+    cards = await portal.cards.for_edits(retriever_of(service), correction.sentence, correction.edits)
     return correction_view(
         correction.sentence, correction.corrected, correction.gloss, correction.abstained, correction.edits, cards
     )
@@ -232,8 +249,8 @@ def question_edit(q: Question) -> Edit:
     return Edit(max(start, 0), max(start, 0) + len(q.original), q.original, q.replacement, q.category)
 
 
-async def question_card(service: CorrectionService, q: Question) -> dict | None:
-    return (await cards_for_edits(getattr(service, "rules", None), q.sentence, [question_edit(q)]))[0]
+async def question_card(portal: Portal, service: CorrectionService, q: Question) -> dict | None:
+    return (await portal.cards.for_edits(retriever_of(service), q.sentence, [question_edit(q)]))[0]
 
 
 async def submit_answer(
@@ -325,11 +342,11 @@ async def tutor_form(request: Request, portal: PortalDep, service: ServiceDep) -
     try:
         fields = await form_fields(request, visit)
     except ApiError as exc:
-        return error_page(visit, exc)
+        return form_error(visit, exc)
     sentence = fields.get("sentence") if isinstance(fields.get("sentence"), str) else ""
     try:
         body = parse(SentenceBody, fields)
-        result = await correct(service, request, body.sentence)
+        result = await correct(portal, service, request, body.sentence)
     except ApiError as exc:
         return visit.page("tutor.html", exc.status, "tutor", sentence=sentence, result=None, error=exc.message)
     return visit.page("tutor.html", active="tutor", sentence=sentence, result=result, error=None)
@@ -350,20 +367,18 @@ async def quiz_form(request: Request, portal: PortalDep, service: ServiceDep) ->
         fields = await form_fields(request, visit)
         saved, _, _ = await submit_answer(portal, service, request, visit.session.learner, parse(AnswerBody, fields))
     except ApiError as exc:
-        return error_page(visit, exc)
+        return form_error(visit, exc)
     return visit.redirect(f"/quiz/answers/{saved.id}")
 
 
 @router.get("/quiz/answers/{submission_id}", response_class=HTMLResponse, include_in_schema=False)
-async def quiz_feedback_page(
-    request: Request, portal: PortalDep, service: ServiceDep, submission_id: int
-) -> Response:
+async def quiz_feedback_page(request: Request, portal: PortalDep, service: ServiceDep, submission_id: int) -> Response:
     visit = Visit(request, portal)
     sub = await portal.db(portal.store.submission, submission_id)
     if sub is None or sub.learner != visit.session.learner:
         return error_page(visit, ApiError(404, "not_found", f"no answer {submission_id} for this learner"))
     question = (await portal.bank()).get(sub.question_id)
-    card = await question_card(service, question) if question else None
+    card = await question_card(portal, service, question) if question else None
     return visit.page("quiz_feedback.html", active="quiz", feedback=feedback_view(sub, question, card, visit.t))
 
 
@@ -385,7 +400,7 @@ async def exam_start_form(request: Request, portal: PortalDep) -> Response:
         await form_fields(request, visit)
         exam = await start_exam(portal, visit.session.learner)
     except ApiError as exc:
-        return error_page(visit, exc)
+        return form_error(visit, exc)
     return visit.redirect(f"/exam/{exam.id}")
 
 
@@ -413,7 +428,7 @@ async def exam_answer_form(request: Request, portal: PortalDep, service: Service
         await submit_answer(portal, service, request, learner, body, exam_id)
     except ApiError as exc:
         if exc.code != "already_answered":  # a reloaded form: the answer is in, show where the exam stands
-            return error_page(visit, exc)
+            return form_error(visit, exc)
     return visit.redirect(f"/exam/{exam_id}?saved=1")
 
 
@@ -435,11 +450,14 @@ async def api_get_session(request: Request, portal: PortalDep) -> Response:
 
 
 @router.post("/portal/api/correct")
-async def api_correct(body: SentenceBody, session: CsrfSession, request: Request, service: ServiceDep) -> dict:
+async def api_correct(
+    body: SentenceBody, session: CsrfSession, request: Request, portal: PortalDep, service: ServiceDep
+) -> JSONResponse:
     """The tutor page's correction: edits inline, the Spanish gloss, each edit's rule card, and the HTML."""
-    result = await correct(service, request, body.sentence)
+    result = await correct(portal, service, request, body.sentence)
     t = TEXTS[pick_lang(None, request.cookies.get(LANG_COOKIE))]
-    return {"request_id": request_id(request), **result, "html": render("_correction.html", t=t, result=result)}
+    html = render("_correction.html", t=t, result=result)
+    return JSONResponse({"request_id": request_id(request), **result, "html": html})
 
 
 @router.get("/portal/api/quiz/question")
@@ -453,19 +471,19 @@ async def api_question(request: Request, portal: PortalDep, id: str | None = Non
 @router.post("/portal/api/quiz/answer")
 async def api_quiz_answer(
     body: AnswerBody, session: CsrfSession, request: Request, portal: PortalDep, service: ServiceDep
-) -> dict:
+) -> JSONResponse:
     """Grade an answer (exact, close, wrong) with the gloss, the tutor's correction and the rule card."""
     saved, question, timings = await submit_answer(portal, service, request, session.learner, body)
     started = time.perf_counter()
     t = TEXTS[pick_lang(None, request.cookies.get(LANG_COOKIE))]
-    feedback = feedback_view(saved, question, await question_card(service, question), t)
+    feedback = feedback_view(saved, question, await question_card(portal, service, question), t)
     html = render("_feedback.html", t=t, feedback=feedback)
     timings["render"] = 1e3 * (time.perf_counter() - started)
     meta = getattr(request.state, "meta", None)
     if meta is not None:
         timings["total"] = 1e3 * (time.perf_counter() - meta.received_at)
     rounded = {stage: round(ms, 3) for stage, ms in timings.items()}
-    return {"request_id": request_id(request), **feedback, "html": html, "timings_ms": rounded}
+    return JSONResponse({"request_id": request_id(request), **feedback, "html": html, "timings_ms": rounded})
 
 
 @router.post("/portal/api/exams")

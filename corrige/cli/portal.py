@@ -1,0 +1,24 @@
+"""`corrige bench portal`: the learner portal's overhead over the model call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from corrige.cli import bench_app, console
+
+
+@bench_app.command("portal")
+def bench_portal(
+    rounds: Annotated[int, typer.Option(help="Measured rounds; each sends one sentence through every path.")] = 300,
+    warmup: Annotated[int, typer.Option(help="Unmeasured rounds first (they also warm the rule-card caches).")] = 50,
+    model: Annotated[Path | None, typer.Option(help="Model directory (default: the bundled tutor).")] = None,
+    batching: Annotated[str, typer.Option(help="The server's batching policy.")] = "continuous",
+    json_output: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON here.")] = None,
+) -> None:
+    """The portal's quiz submit vs the grammar API on one real server, interleaved: medians and their difference."""
+    from corrige.portal.bench import run_portal_bench
+
+    run_portal_bench(console, rounds=rounds, warmup=warmup, model=model, batching=batching, json_output=json_output)

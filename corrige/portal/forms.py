@@ -1,0 +1,92 @@
+"""HTML form posts to the portal, as JSON.
+
+The server's body guard accepts only JSON bodies (the APIs are JSON), but a page that works
+without JavaScript posts `application/x-www-form-urlencoded`. This pure ASGI middleware sits
+just outside the body guard: for a form post to one of the portal's form paths it reads the
+body (no more than the guard would), turns the fields into a JSON object, and marks the
+request (`scope["state"]["portal_form"] = True`) so the route answers with HTML pages and
+redirects instead of JSON. Everything else passes through untouched, so the guard still
+judges every other body, and a form body it cannot decode is left for the guard to refuse.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from typing import Any
+from urllib.parse import parse_qsl
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+FORM_TYPE = b"application/x-www-form-urlencoded"
+
+
+def is_form_path(path: str, prefixes: Iterable[str]) -> bool:
+    """`path` is one of `prefixes`, or under one ending in "/" (the root "/" matches only itself:
+    the API's JSON-only paths must keep answering 415 to form posts)."""
+    return any(path == p or (p != "/" and p.endswith("/") and path.startswith(p)) for p in prefixes)
+
+
+class FormPostMiddleware:
+    """Form posts to `paths` (exact paths; a path ending in "/" covers everything under it) become JSON."""
+
+    def __init__(self, app: ASGIApp, paths: Iterable[str], max_bytes: int) -> None:
+        self.app = app
+        self.paths = tuple(paths)
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or not is_form_path(scope["path"], self.paths):
+            await self.app(scope, receive, send)
+            return
+        content_type = dict(scope["headers"]).get(b"content-type", b"")
+        if content_type.split(b";", 1)[0].strip().lower() != FORM_TYPE:
+            await self.app(scope, receive, send)
+            return
+        chunks, size, more = [], 0, True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            more = message.get("more_body", False)
+            if size > self.max_bytes:
+                break  # the guard refuses it (413); it reads the rest of the body itself
+        raw = b"".join(chunks)
+        fields = _decode(raw) if not more else None
+        if fields is None:  # too large or not UTF-8: replay it as it came and let the guard answer
+            await self.app(scope, _replay(raw, more, receive), send)
+            return
+        body = json.dumps(fields, ensure_ascii=False).encode()
+        headers = [(k, v) for k, v in scope["headers"] if k not in (b"content-type", b"content-length")]
+        headers += [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        scope = {**scope, "headers": headers}
+        scope.setdefault("state", {})["portal_form"] = True
+        await self.app(scope, _replay(body, False, receive), send)
+
+
+def _decode(raw: bytes) -> dict[str, str] | None:
+    """Form fields (a repeated field keeps its last value), or None when the body is not UTF-8."""
+    try:
+        text = raw.decode("utf-8")
+        return dict(parse_qsl(text, keep_blank_values=True, strict_parsing=False, errors="strict"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+
+
+def _replay(body: bytes, more: bool, receive: Receive) -> Receive:
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": more}
+        return await receive()
+
+    return replay

@@ -1,0 +1,249 @@
+"""The portal's interface text in Spanish (the default: the learners' language) and English.
+
+Templates read `t.key`; the language comes from `?lang=` (remembered in a cookie), else the
+cookie, else Spanish. Error categories have their own names: the Spanish ones are the
+tutor's gloss labels (`corrige.tutor.categories`), so a learner sees the same words in the
+gloss and on the progress page.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from corrige.tutor.categories import LABELS
+
+LANGS = ("es", "en")
+DEFAULT_LANG = "es"
+
+_ES = {
+    "site": "corrige",
+    "tagline": "Tu tutor de gramática inglesa",
+    "skip": "Saltar al contenido",
+    "nav_label": "Secciones",
+    "nav_tutor": "Tutor",
+    "nav_quiz": "Practicar",
+    "nav_exam": "Examen",
+    "nav_progress": "Mi progreso",
+    "lang_label": "Idioma",
+    "tutor_title": "Corrige una frase",
+    "tutor_intro": "Escribe una frase en inglés: el tutor la corrige, marca los cambios y explica la regla.",
+    "sentence_label": "Tu frase en inglés",
+    "sentence_hint": "Por ejemplo: Yesterday I goed to the store",
+    "correct_button": "Corregir",
+    "working": "Corrigiendo…",
+    "result_title": "Corrección",
+    "your_sentence": "Tu frase",
+    "corrected": "Corregida",
+    "removed": "quitado",
+    "added": "añadido",
+    "no_errors": "¡Sin errores! La frase está bien.",
+    "abstained": "El tutor no está seguro de esta frase: revísala con tu profesor.",
+    "explanation": "Explicación",
+    "rules_title": "La regla",
+    "example": "Ejemplo",
+    "wrong_example": "Incorrecto",
+    "right_example": "Correcto",
+    "quiz_title": "Practicar",
+    "quiz_intro": "Esta frase tiene un error. Escríbela bien.",
+    "question": "Frase con un error",
+    "category_hint": "Tipo de error",
+    "answer_label": "Tu corrección",
+    "check_button": "Comprobar",
+    "next_question": "Otra pregunta",
+    "grade_exact": "¡Exacto!",
+    "grade_close": "Casi",
+    "grade_wrong": "Todavía no",
+    "grade_exact_note": "Tu respuesta es la corrección esperada.",
+    "grade_close_note": "Has corregido el error; revisa los detalles marcados.",
+    "grade_wrong_note": "Compara tu respuesta con la corrección.",
+    "your_answer": "Tu respuesta",
+    "expected": "Corrección esperada",
+    "gloss": "El error",
+    "tutor_says": "Corrección del tutor",
+    "exam_title": "Examen",
+    "exam_intro": "Diez frases, cada una con un error. Al final verás tu nota y repasarás los fallos.",
+    "exam_start": "Empezar un examen",
+    "exam_new": "Empezar otro examen",
+    "exam_question": "Pregunta {n} de {total}",
+    "exam_answer_button": "Responder",
+    "exam_saved": "Respuesta guardada.",
+    "exam_done": "Examen terminado",
+    "exam_score": "Tu nota: {score} de {total}",
+    "exam_review": "Repasa tus fallos",
+    "exam_perfect": "¡Ningún fallo! Todas las respuestas son exactas.",
+    "progress_title": "Mi progreso",
+    "progress_intro": "Tus respuestas, por tipo de error.",
+    "progress_empty": "Todavía no has respondido ninguna pregunta.",
+    "learner": "Estudiante",
+    "col_category": "Tipo de error",
+    "col_attempts": "Intentos",
+    "col_exact": "Exactas",
+    "col_close": "Casi",
+    "col_wrong": "Fallos",
+    "col_score": "Acierto",
+    "col_time": "Fecha (UTC)",
+    "col_mode": "Modo",
+    "col_question": "Pregunta",
+    "col_answer": "Respuesta",
+    "col_grade": "Resultado",
+    "col_exam": "Examen",
+    "col_started": "Empezado (UTC)",
+    "col_status": "Estado",
+    "mode_quiz": "práctica",
+    "mode_exam": "examen",
+    "exams_title": "Exámenes",
+    "history_title": "Historial",
+    "in_progress": "en curso ({n} de {total})",
+    "back_home": "Volver al tutor",
+    "error_title": "No se ha podido completar",
+    "error_csrf": "El formulario ha caducado o no viene de esta página. Recarga la página e inténtalo otra vez.",
+    "error_generic": "Algo ha fallado. Inténtalo de nuevo en unos segundos.",
+    "error_not_found": "No existe esa página.",
+}
+
+_EN = {
+    "site": "corrige",
+    "tagline": "Your English grammar tutor",
+    "skip": "Skip to content",
+    "nav_label": "Sections",
+    "nav_tutor": "Tutor",
+    "nav_quiz": "Quiz me",
+    "nav_exam": "Exam",
+    "nav_progress": "My progress",
+    "lang_label": "Language",
+    "tutor_title": "Correct a sentence",
+    "tutor_intro": "Type a sentence in English: the tutor corrects it, marks the changes and explains the rule.",
+    "sentence_label": "Your English sentence",
+    "sentence_hint": "For example: Yesterday I goed to the store",
+    "correct_button": "Correct",
+    "working": "Correcting…",
+    "result_title": "Correction",
+    "your_sentence": "Your sentence",
+    "corrected": "Corrected",
+    "removed": "removed",
+    "added": "added",
+    "no_errors": "No errors! The sentence is fine.",
+    "abstained": "The tutor is not sure about this sentence: check it with your teacher.",
+    "explanation": "Explanation (Spanish)",
+    "rules_title": "The rule",
+    "example": "Example",
+    "wrong_example": "Wrong",
+    "right_example": "Right",
+    "quiz_title": "Quiz me",
+    "quiz_intro": "This sentence has one error. Write it correctly.",
+    "question": "Sentence with an error",
+    "category_hint": "Kind of error",
+    "answer_label": "Your correction",
+    "check_button": "Check",
+    "next_question": "Another question",
+    "grade_exact": "Exact!",
+    "grade_close": "Close",
+    "grade_wrong": "Not yet",
+    "grade_exact_note": "Your answer is the expected correction.",
+    "grade_close_note": "You fixed the error; check the marked details.",
+    "grade_wrong_note": "Compare your answer with the correction.",
+    "your_answer": "Your answer",
+    "expected": "Expected correction",
+    "gloss": "The error",
+    "tutor_says": "The tutor's correction",
+    "exam_title": "Exam",
+    "exam_intro": "Ten sentences, each with one error. At the end you get a score and review your mistakes.",
+    "exam_start": "Start an exam",
+    "exam_new": "Start another exam",
+    "exam_question": "Question {n} of {total}",
+    "exam_answer_button": "Answer",
+    "exam_saved": "Answer saved.",
+    "exam_done": "Exam finished",
+    "exam_score": "Your score: {score} out of {total}",
+    "exam_review": "Review your mistakes",
+    "exam_perfect": "No mistakes! Every answer is exact.",
+    "progress_title": "My progress",
+    "progress_intro": "Your answers, by kind of error.",
+    "progress_empty": "You have not answered any question yet.",
+    "learner": "Learner",
+    "col_category": "Kind of error",
+    "col_attempts": "Attempts",
+    "col_exact": "Exact",
+    "col_close": "Close",
+    "col_wrong": "Wrong",
+    "col_score": "Score",
+    "col_time": "Time (UTC)",
+    "col_mode": "Mode",
+    "col_question": "Question",
+    "col_answer": "Answer",
+    "col_grade": "Grade",
+    "col_exam": "Exam",
+    "col_started": "Started (UTC)",
+    "col_status": "Status",
+    "mode_quiz": "quiz",
+    "mode_exam": "exam",
+    "exams_title": "Exams",
+    "history_title": "History",
+    "in_progress": "in progress ({n} of {total})",
+    "back_home": "Back to the tutor",
+    "error_title": "That did not work",
+    "error_csrf": "The form has expired or did not come from this page. Reload the page and try again.",
+    "error_generic": "Something went wrong. Try again in a few seconds.",
+    "error_not_found": "There is no such page.",
+}
+
+CATEGORY_NAMES_EN = {
+    "past_irregular": "irregular past",
+    "third_person": "third person -s",
+    "a_an": "a / an",
+    "profession_article": "article with jobs",
+    "generic_the": "generic 'the'",
+    "age_have": "age with 'be'",
+    "adjective_plural": "plural adjective",
+    "adjective_order": "adjective order",
+    "missing_subject": "missing subject",
+    "double_negation": "double negative",
+    "comparative": "comparatives",
+    "preposition": "prepositions",
+    "verb_pattern": "verb patterns",
+    "collocation": "collocations",
+    "uncountable": "uncountable nouns",
+    "there_is_plural": "there is / are",
+    "purpose_for": "purpose (to, not for)",
+    "present_perfect": "present perfect",
+    "past_marker": "past time marker",
+    "question_no_do": "missing auxiliary",
+    "question_order": "question word order",
+    "possessive_his_her": "his / her",
+    "capitalisation": "capital letters",
+    "people_plural": "'people' is plural",
+    "adverb_position": "adverb position",
+}
+
+
+class Text:
+    """UI strings of one language: `t.key`, or `t("key", n=3)` to fill `{n}`."""
+
+    def __init__(self, lang: str, strings: dict[str, str]) -> None:
+        self.lang = lang
+        self._strings = MappingProxyType(strings)
+
+    def __getattr__(self, key: str) -> str:
+        try:
+            return self._strings[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+    def __call__(self, key: str, **values: object) -> str:
+        return self._strings[key].format(**values)
+
+    def category(self, category_id: str) -> str:
+        if self.lang == "en":
+            return CATEGORY_NAMES_EN.get(category_id, category_id.replace("_", " "))
+        return LABELS.get(category_id, category_id.replace("_", " "))
+
+
+TEXTS = {"es": Text("es", _ES), "en": Text("en", _EN)}
+
+
+def pick_lang(query: str | None, cookie: str | None) -> str:
+    """`?lang=` wins, then the cookie, then Spanish."""
+    for value in (query, cookie):
+        if value in LANGS:
+            return value
+    return DEFAULT_LANG

@@ -1,0 +1,209 @@
+"""Quiz questions and grading.
+
+Questions come from the bundled tutor's held-out test split (`make_splits(0, 0, 0, 2000)`,
+the split its model card is evaluated on), keeping the examples with exactly one error: a
+learner fixes one thing at a time, and a single reference edit makes "close" well defined.
+The bank is deterministic, so a question id (`q<index>`) means the same sentence after a
+restart, in every process.
+
+Grading compares the learner's answer with the reference correction:
+
+* **exact**: the same sentence once runs of spaces are collapsed and the ends trimmed;
+* **close**: not exact, but either the same words once case, punctuation and spacing are
+  ignored (`yesterday i went to the store` for `Yesterday I went to the store.`; case still
+  counts when the question's error is a capital letter, `english` for `English`), or one
+  word away from the reference (one word added, dropped or changed) where that word is not
+  one the question had wrong: the error is fixed and there is one slip elsewhere. A one-letter
+  typo of a corrected word (`wnet` for `went`, one insertion, deletion, substitution or swap
+  of neighbouring letters) is close too, unless it is the question's own word (`a engineer`
+  left as it was is wrong, not a typo of `an`);
+* **wrong**: anything else, including the question sent back unchanged.
+
+    >>> grade("She is a engineer.", "She is an engineer.", "she is an engineer")
+    'close'
+    >>> grade("She is a engineer.", "She is an engineer.", "She is a engineer.")
+    'wrong'
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import logging
+import os
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+EXAM_LENGTH = 10
+BANK_SEED = 0  # the bundled tutor's data seed
+BANK_SPLIT_SIZE = 2000  # the model card's synthetic test split
+
+BANK_FORMAT = 1  # bump when Question's fields change
+_TUTOR_DIR = Path(__file__).resolve().parent.parent / "tutor"
+_WORD = re.compile(r"[\w']+")
+
+
+class Grade(StrEnum):
+    EXACT = "exact"
+    CLOSE = "close"
+    WRONG = "wrong"
+
+
+POINTS = {Grade.EXACT: 1.0, Grade.CLOSE: 0.5, Grade.WRONG: 0.0}  # exam score and category progress
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """A sentence with one error, its correction, the Spanish gloss and the edit."""
+
+    id: str
+    sentence: str
+    expected: str
+    gloss: str
+    category: str
+    original: str
+    replacement: str
+
+
+class QuestionBank:
+    """The questions, by id; drawing is random (the caller's `random.Random`)."""
+
+    def __init__(self, questions: Sequence[Question]) -> None:
+        if not questions:
+            raise ValueError("a question bank needs questions")
+        self.questions = tuple(questions)
+        self.by_id = {q.id: q for q in self.questions}
+        self.by_category: dict[str, list[Question]] = {}
+        for q in self.questions:
+            self.by_category.setdefault(q.category, []).append(q)
+
+    @classmethod
+    def build(cls, seed: int = BANK_SEED, n: int = BANK_SPLIT_SIZE) -> QuestionBank:
+        """Single-error examples of the synthetic test split (about 0.8 s for the default size)."""
+        from corrige.tutor.data import make_splits
+
+        questions = []
+        for index, ex in enumerate(make_splits(seed, 0, 0, n)["test"]):
+            if len(ex.categories) == 1 and len(ex.edits) == 1 and ex.source != ex.corrected:
+                edit = ex.edits[0]
+                questions.append(
+                    Question(
+                        f"q{index}",
+                        ex.source,
+                        ex.corrected,
+                        ex.gloss,
+                        ex.categories[0],
+                        edit.original,
+                        edit.replacement,
+                    )
+                )
+        return cls(questions)
+
+    @classmethod
+    def cached(cls, directory: Path, seed: int = BANK_SEED, n: int = BANK_SPLIT_SIZE) -> QuestionBank:
+        """`build`, kept as JSON in `directory` so a restart reads it in milliseconds. The file's name
+        carries a digest of the generator's source (corrige/tutor), so a changed generator builds anew."""
+        digest = hashlib.sha256(f"{BANK_FORMAT}:{seed}:{n}".encode())
+        for source in sorted(_TUTOR_DIR.glob("*.py")) + sorted(_TUTOR_DIR.glob("*.tsv")):
+            digest.update(source.name.encode() + source.read_bytes())
+        path = directory / f"questions-{digest.hexdigest()[:16]}.json"
+        try:
+            return cls([Question(**q) for q in json.loads(path.read_text(encoding="utf-8"))])
+        except (OSError, ValueError, TypeError):
+            pass  # missing or unreadable: build it
+        bank = cls.build(seed, n)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            tmp.write_text(json.dumps([asdict(q) for q in bank.questions], ensure_ascii=False), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as exc:
+            logger.info("quiz bank not cached in %s (%s)", directory, exc)
+            tmp.unlink(missing_ok=True)
+        return bank
+
+    def get(self, question_id: str) -> Question | None:
+        return self.by_id.get(question_id)
+
+    def draw(self, rng: random.Random) -> Question:
+        """One question: a random category, then a random question of it (categories equally often)."""
+        category = rng.choice(sorted(self.by_category))
+        return rng.choice(self.by_category[category])
+
+    def draw_exam(self, rng: random.Random, n: int = EXAM_LENGTH) -> list[Question]:
+        """`n` questions, one category after another in a shuffled order (so `n` different categories
+        when there are that many), never the same question twice."""
+        pools = {c: rng.sample(qs, len(qs)) for c, qs in sorted(self.by_category.items())}
+        order = sorted(pools)
+        rng.shuffle(order)
+        picked: list[Question] = []
+        while len(picked) < n and any(pools.values()):
+            for category in order:
+                if pools[category] and len(picked) < n:
+                    picked.append(pools[category].pop())
+        return picked
+
+
+# ---------------------------------------------------------------- grading
+
+
+def collapse(text: str) -> str:
+    """Trim and collapse runs of whitespace: what typing adds without meaning to."""
+    return " ".join(text.split())
+
+
+def words(text: str, fold_case: bool = True) -> list[str]:
+    """Words, punctuation dropped (apostrophes kept: `don't` stays one word), lower-cased unless told not to."""
+    text = text.replace("’", "'")
+    return _WORD.findall(text.lower() if fold_case else text)
+
+
+def _error_spots(question: list[str], expected: list[str]) -> set[int]:
+    """Positions of the reference's words that the question got wrong; a word the question has
+    too many marks the words either side of where it stood."""
+    spots: set[int] = set()
+    for tag, _, _, j1, j2 in difflib.SequenceMatcher(a=question, b=expected, autojunk=False).get_opcodes():
+        if tag != "equal":
+            spots.update(range(j1, j2) if j2 > j1 else (j1 - 1, j1))
+    return spots
+
+
+def typo_distance_one(a: str, b: str) -> bool:
+    """True when `a` and `b` differ by one insertion, deletion, substitution or adjacent swap."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        return len(diff) == 1 or (
+            len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+        )
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+def grade(question: str, expected: str, answer: str) -> Grade:
+    """Grade `answer` to `question` against the reference `expected` (see the module docstring)."""
+    if collapse(answer) == collapse(expected):
+        return Grade.EXACT
+    fold_case = words(question) != words(expected)  # unless the error itself is a capital letter
+    got, want, asked = (words(text, fold_case) for text in (answer, expected, question))
+    if got == want:
+        return Grade.CLOSE
+    ops = [op for op in difflib.SequenceMatcher(a=got, b=want, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if len(ops) != 1:
+        return Grade.WRONG
+    tag, i1, i2, j1, j2 = ops[0]
+    if max(i2 - i1, j2 - j1) != 1:
+        return Grade.WRONG  # more than one word away
+    touched = set(range(j1, j2)) if j2 > j1 else {j1 - 1, j1}
+    if not touched & _error_spots(asked, want):
+        return Grade.CLOSE  # the error is fixed; one slip elsewhere
+    if tag == "replace" and got[i1] not in asked and typo_distance_one(got[i1], want[j1]):
+        return Grade.CLOSE  # the right fix, mistyped
+    return Grade.WRONG

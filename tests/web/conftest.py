@@ -1,0 +1,95 @@
+"""The learner portal's tests: real uvicorn servers in subprocesses (tests/e2e's `ServerProcess`),
+real SQLite files, and Debian's chromium driven by Playwright.
+
+Screenshots go to `test-artifacts/` at the repository root. The browser is required: when
+chromium is missing the browser tests fail (`make test` installs it), they never skip.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+sys.path.insert(0, str(ROOT / "tests" / "server"))
+
+from e2e_support import ServerProcess  # noqa: E402
+from server_support import build_fixture_model, bundled_model_available  # noqa: E402
+
+from corrige.tutor.agent import BUNDLED_MODEL  # noqa: E402
+
+ARTIFACTS = ROOT / "test-artifacts"
+UVICORN = ["-m", "uvicorn", "--factory", "corrige.server.app:app_from_env", "--no-access-log", "--log-level", "warning"]
+CSRF_META = re.compile(r'<meta name="csrf-token" content="([^"]+)">')
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+@pytest.fixture(scope="session")
+def model_dir(tmp_path_factory) -> Path:
+    """The bundled tutor when it is there (real corrections), else a random fixture model."""
+    if bundled_model_available():
+        return BUNDLED_MODEL
+    return build_fixture_model(tmp_path_factory.mktemp("web-model"))
+
+
+def portal_env(model_dir: Path, state_dir: Path, **extra: str) -> dict[str, str]:
+    """A server whose portal database, session key and traces live in `state_dir`."""
+    return {
+        "CORRIGE_MODEL_DIR": str(model_dir),
+        "CORRIGE_RATE_LIMIT": "0",
+        "CORRIGE_ACCESS_LOG": "false",
+        "CORRIGE_PORTAL_DB": str(state_dir / "portal.sqlite"),
+        "CORRIGE_TRACE_STORE": str(state_dir / "traces.sqlite"),
+        "OPENBLAS_NUM_THREADS": "1",
+        **extra,
+    }
+
+
+@pytest.fixture(scope="session")
+def portal_server(model_dir, tmp_path_factory):
+    """One server for the API and browser tests (the default rule retrieval, warm-up off)."""
+    state = tmp_path_factory.mktemp("portal-state")
+    env = portal_env(model_dir, state, CORRIGE_WARMUP="false")
+    process = ServerProcess(UVICORN, env, state / "server.log")
+    process.db_path = state / "portal.sqlite"
+    try:
+        yield process.start()
+    finally:
+        process.stop()
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+class Learner:
+    """An httpx client with its own session cookie and CSRF token, as a browser would have."""
+
+    def __init__(self, url: str) -> None:
+        self.client = httpx.Client(base_url=url, timeout=30.0)
+        page = self.client.get("/")
+        page.raise_for_status()
+        self.csrf = CSRF_META.search(page.text).group(1)
+
+    def post(self, path: str, json: dict | None = None, **kwargs) -> httpx.Response:
+        headers = {"X-CSRF-Token": self.csrf, **kwargs.pop("headers", {})}
+        return self.client.post(path, json=json, headers=headers, **kwargs)
+
+    def close(self) -> None:
+        self.client.close()
+
+
+@pytest.fixture
+def learner(portal_server):
+    person = Learner(portal_server.url)
+    yield person
+    person.close()

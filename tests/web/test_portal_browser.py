@@ -1,0 +1,246 @@
+"""The portal in a real browser (Debian's chromium through Playwright) against a real server:
+correct a sentence, take a quiz question, finish an exam, a form post without its CSRF token,
+the pages without JavaScript, the language switch and a phone-sized screen. Every page passes
+the accessibility checker (`a11y.js`, rules in docs/portal.md). Screenshots go to
+test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+from server_support import bundled_model_available
+
+from corrige.portal.quiz import QuestionBank
+
+CHROMIUM = Path("/usr/bin/chromium")
+LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+CHECKER = Path(__file__).with_name("a11y.js").read_text(encoding="utf-8")
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.is_file():
+        pytest.fail(f"{CHROMIUM} is missing: the browser tests need Debian's chromium (`make test` installs it)")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def bank() -> QuestionBank:
+    return QuestionBank.build()  # the server's questions: same seed, same ids
+
+
+def new_page(browser: Browser, url: str, **options) -> Page:
+    context = browser.new_context(base_url=url, **options)
+    context.set_default_timeout(15_000)
+    return context.new_page()
+
+
+@pytest.fixture
+def page(browser, portal_server):
+    opened = new_page(browser, portal_server.url)
+    yield opened
+    opened.context.close()
+
+
+def accessible(page: Page, where: str) -> None:
+    violations = page.evaluate(CHECKER)
+    assert violations == [], f"{where}: {violations}"
+
+
+def no_sideways_scroll(page: Page, where: str) -> None:
+    overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"{where}: {overflow}px wider than the screen"
+
+
+def shot(page: Page, artifacts: Path, name: str) -> None:
+    page.screenshot(path=str(artifacts / f"portal-{name}.png"), full_page=True)
+
+
+def test_correct_a_sentence_and_see_the_highlighted_edit(page, artifacts):
+    page.goto("/")
+    expect(page.locator("html")).to_have_attribute("lang", "es")
+    accessible(page, "tutor page")
+    page.get_by_label("Tu frase en inglés").fill("Yesterday I goed to the store")
+    with page.expect_response("**/portal/api/correct") as answer:
+        page.keyboard.press("Enter")  # keyboard only: the field has focus on arrival
+    assert answer.value.status == 200
+    result = page.locator("#result")
+    expect(result.get_by_role("heading", name="Corrección")).to_be_visible()
+    diff = result.get_by_test_id("diff")
+    assert diff.inner_text().startswith("Yesterday I")
+    if bundled_model_available():
+        expect(diff.locator("del")).to_contain_text("goed")
+        expect(diff.locator("ins")).to_contain_text("went")
+        expect(result.locator(".gloss")).to_have_text("pasado irregular: goed → went")
+        expect(result.get_by_role("heading", name="La regla")).to_be_visible()
+        expect(result.locator(".rule-title").first).to_contain_text("irregulares")
+    assert page.url.endswith("/")  # answered in place, no page load
+    accessible(page, "tutor page with a correction")
+    shot(page, artifacts, "tutor-correction")
+
+
+def test_the_pages_work_as_plain_forms_without_javascript(browser, portal_server, bank, artifacts):
+    page = new_page(browser, portal_server.url, java_script_enabled=False)
+    try:
+        page.goto("/")
+        page.get_by_label("Tu frase en inglés").fill("Yesterday I goed to the store")
+        with page.expect_navigation():
+            page.get_by_role("button", name="Corregir").click()
+        expect(page.get_by_test_id("diff")).to_contain_text("Yesterday I")
+        if bundled_model_available():
+            expect(page.get_by_test_id("diff").locator("ins")).to_contain_text("went")
+        accessible(page, "tutor page after a form post")
+        shot(page, artifacts, "tutor-no-js")
+
+        page.goto("/quiz")
+        question = bank.get(page.locator("#question").get_attribute("data-question-id"))
+        page.get_by_label("Tu corrección").fill(question.expected)
+        with page.expect_navigation():
+            page.get_by_role("button", name="Comprobar").click()
+        assert re.search(r"/quiz/answers/\d+$", page.url)
+        expect(page.locator("[data-grade]")).to_have_attribute("data-grade", "exact")
+        accessible(page, "quiz feedback page")
+    finally:
+        page.context.close()
+
+
+def test_take_a_quiz_question(page, bank, artifacts):
+    page.goto("/quiz")
+    accessible(page, "quiz page")
+    question = bank.get(page.locator("#question").get_attribute("data-question-id"))
+    assert page.locator("#question").inner_text() == question.sentence
+    answer = page.get_by_label("Tu corrección")
+    expect(answer).to_have_value(question.sentence)  # the learner edits the sentence in place
+    answer.fill(question.expected)
+    page.get_by_role("button", name="Comprobar").click()
+    grade = page.locator("#result [data-grade]")
+    expect(grade).to_have_attribute("data-grade", "exact")
+    expect(grade).to_have_text("¡Exacto!")
+    expect(page.locator("#result").get_by_test_id("expected")).to_have_text(question.expected)
+    expect(page.locator("#result").get_by_test_id("tutor")).not_to_be_empty()
+    accessible(page, "quiz page with feedback")
+    shot(page, artifacts, "quiz-exact")
+
+    answer.fill(question.sentence)  # the question sent back unchanged
+    answer.press("Enter")
+    expect(grade).to_have_attribute("data-grade", "wrong")
+    expect(page.locator("#result").get_by_test_id("answer").locator("del")).not_to_have_count(0)
+    accessible(page, "quiz page with a wrong answer")
+    shot(page, artifacts, "quiz-wrong")
+
+
+def test_finish_an_exam(page, bank, artifacts):
+    page.goto("/exam")
+    accessible(page, "exam intro")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Empezar un examen").click()
+    wrong = []
+    for number in range(1, 11):
+        expect(page.locator("#exam-progress")).to_have_text(f"Pregunta {number} de 10")
+        if number == 2:
+            accessible(page, "exam question")
+        question = bank.get(page.locator("#question").get_attribute("data-question-id"))
+        if number % 3 == 0:
+            wrong.append(question)
+            text = "I am not sure."
+        else:
+            text = question.expected
+        page.get_by_label("Tu corrección").fill(text)
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", name="Examen terminado")).to_be_visible()
+    expect(page.get_by_test_id("score")).to_have_attribute("data-score", "7.0")
+    review = page.locator("ol.review > li")
+    expect(review).to_have_count(3)
+    for item, question in zip(review.all(), wrong, strict=True):
+        expect(item.locator(".question")).to_have_text(question.sentence)
+        expect(item.get_by_test_id("expected")).to_have_text(question.expected)
+    accessible(page, "exam result")
+    shot(page, artifacts, "exam-result")
+
+    page.get_by_role("link", name="Mi progreso").first.click()
+    expect(page.get_by_role("heading", name="Mi progreso")).to_be_visible()
+    assert page.locator("tbody tr[data-category]").count() == 10  # ten categories, one question each
+    accessible(page, "progress page")
+    shot(page, artifacts, "progress")
+
+
+def test_a_form_post_without_the_csrf_token_is_refused(page, artifacts):
+    page.goto("/")
+    # what a forged cross-site form would send: the form, posted natively, without the token
+    page.evaluate(
+        """() => {
+            const form = document.querySelector("form[data-api]");
+            form.removeAttribute("data-api");
+            form.querySelector("input[name=csrf_token]").remove();
+        }"""
+    )
+    page.get_by_label("Tu frase en inglés").fill("Yesterday I goed to the store")
+    home = page.url
+    with page.expect_response(lambda r: r.request.method == "POST" and r.url == home) as sent:
+        page.get_by_role("button", name="Corregir").click()
+    assert sent.value.status == 403
+    alert = page.get_by_role("alert")
+    expect(alert).to_contain_text("El formulario ha caducado")
+    expect(alert).to_have_attribute("data-code", "csrf_failed")
+    accessible(page, "CSRF error page")
+    shot(page, artifacts, "csrf-refused")
+
+    page.goto("/")  # the script's request with a forged token: refused, and said so in place
+    page.evaluate("() => { document.querySelector('input[name=csrf_token]').value = 'forged'; }")
+    page.get_by_label("Tu frase en inglés").fill("Yesterday I goed to the store")
+    with page.expect_response("**/portal/api/correct") as answer:
+        page.get_by_role("button", name="Corregir").click()
+    assert answer.value.status == 403 and answer.value.json()["error"]["code"] == "csrf_failed"
+    expect(page.locator("#result").get_by_role("alert")).to_contain_text("Recarga la página")
+
+
+def test_english_interface_on_a_phone(browser, portal_server, artifacts):
+    page = new_page(browser, portal_server.url, viewport=PHONE, is_mobile=True, has_touch=True)
+    try:
+        page.goto("/")
+        page.get_by_role("link", name="English").click()
+        expect(page.locator("html")).to_have_attribute("lang", "en")
+        expect(page.get_by_role("heading", level=1)).to_have_text("Correct a sentence")
+        for path in ("/", "/quiz", "/exam", "/progress"):
+            page.goto(path)  # the choice is remembered
+            expect(page.locator("html")).to_have_attribute("lang", "en")
+            no_sideways_scroll(page, path)
+            accessible(page, f"{path} in English on a phone")
+        page.goto("/")
+        page.get_by_label("Your English sentence").fill("I have 20 years.")
+        page.get_by_role("button", name="Correct").click()
+        expect(page.locator("#result").get_by_role("heading", name="Correction")).to_be_visible()
+        no_sideways_scroll(page, "correction")
+        accessible(page, "correction in English on a phone")
+        shot(page, artifacts, "phone-en")
+    finally:
+        page.context.close()
+
+
+def test_the_checker_finds_each_kind_of_violation(page):
+    page.set_content(
+        """<html><head><title> </title></head><body style="background:#fff">
+        <input type="text" id="x"><input type="text" id="x">
+        <label for="nowhere">Orphan</label>
+        <img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">
+        <p style="color:#999">Pale grey text on white</p>
+        <p style="color:#777;opacity:0.5">Faded by opacity</p>
+        <p style="color:#000;background-image:linear-gradient(#fff,#000)">Text on a gradient</p>
+        <a href="/somewhere"></a>
+        <p class="ok" style="color:#222">Fine text</p>
+        </body></html>"""
+    )
+    violations = page.evaluate(CHECKER)
+    rules = {v["rule"] for v in violations}
+    assert rules == {"lang", "title", "name", "alt", "contrast", "idref"}, violations
+    contrast = [v["element"] for v in violations if v["rule"] == "contrast"]
+    assert len(contrast) == 3 and not any("Fine text" in c for c in contrast), contrast

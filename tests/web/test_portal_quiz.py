@@ -1,0 +1,110 @@
+"""Grading (exact / close / wrong), the question bank, and the highlighting of edits."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from corrige.portal.highlight import answer_segments, segments
+from corrige.portal.i18n import TEXTS
+from corrige.portal.quiz import Grade, Question, QuestionBank, grade, typo_distance_one
+from corrige.tutor.categories import CATEGORY_IDS
+from corrige.tutor.edits import diff_edits
+
+ENGINEER = ("She is a engineer.", "She is an engineer.")
+STORE = ("Yesterday I goed to the store.", "Yesterday I went to the store.")
+FOR_TO = ("I went there for to buy bread.", "I went there to buy bread.")
+CAPITAL = ("Kate is learning english online.", "Kate is learning English online.")
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "expected"),
+    [
+        (ENGINEER, "She is an engineer.", Grade.EXACT),
+        (ENGINEER, "  She is   an engineer. ", Grade.EXACT),  # spacing typed by accident
+        (ENGINEER, "she is an engineer", Grade.CLOSE),  # case and punctuation
+        (ENGINEER, "She is an engineer!", Grade.CLOSE),
+        (ENGINEER, "She is a engineer.", Grade.WRONG),  # the question sent back
+        (ENGINEER, "She is am engineer.", Grade.CLOSE),  # the fix, mistyped by one letter
+        (ENGINEER, "He is an engineer.", Grade.CLOSE),  # fixed, one slip elsewhere
+        (ENGINEER, "He is a engineer.", Grade.WRONG),  # a slip and the error left in
+        (ENGINEER, "She was an good engineer.", Grade.WRONG),  # two words away
+        (STORE, "Yesterday I wnet to the store.", Grade.CLOSE),  # swapped letters in the fix
+        (STORE, "Yesterday I go to the store.", Grade.WRONG),  # another wrong verb
+        (STORE, "Yesterday I went to the shop.", Grade.CLOSE),
+        (STORE, "Yesterday I went to store.", Grade.CLOSE),  # one word dropped elsewhere
+        (FOR_TO, "I went there to buy bread.", Grade.EXACT),
+        (FOR_TO, "I went there for buy bread.", Grade.WRONG),  # the extra word is the error's spot
+        (FOR_TO, "I went there for to buy bread.", Grade.WRONG),
+        (FOR_TO, "", Grade.WRONG),
+        (CAPITAL, "Kate is learning english online.", Grade.WRONG),  # case is the error here
+        (CAPITAL, "Kate is learning English online", Grade.CLOSE),
+        (CAPITAL, "kate is learning English online.", Grade.CLOSE),  # fixed, one slip elsewhere
+    ],
+)
+def test_grades(question, answer, expected):
+    assert grade(question[0], question[1], answer) is expected
+
+
+def test_typo_distance_is_one_edit_or_one_swap():
+    assert typo_distance_one("went", "wnet") and typo_distance_one("an", "am") and typo_distance_one("go", "goe")
+    assert typo_distance_one("store", "stor") and typo_distance_one("stor", "store")
+    assert not typo_distance_one("went", "went") and not typo_distance_one("go", "goes")
+    assert not typo_distance_one("went", "nwet")
+
+
+def small_bank() -> QuestionBank:
+    questions = [Question(f"q{i}", f"S{i}", f"E{i}", "g", CATEGORY_IDS[i % 12], "o", "r") for i in range(40)]
+    return QuestionBank(questions)
+
+
+def test_an_exam_has_ten_distinct_questions_from_ten_categories():
+    bank = small_bank()
+    for seed in range(5):
+        exam = bank.draw_exam(random.Random(seed))
+        assert len(exam) == 10 and len({q.id for q in exam}) == 10
+        assert len({q.category for q in exam}) == 10
+
+
+def test_an_exam_from_a_bank_with_few_categories_repeats_categories_never_questions():
+    bank = QuestionBank([Question(f"q{i}", "s", "e", "g", ("a_an", "uncountable")[i % 2], "o", "r") for i in range(6)])
+    exam = bank.draw_exam(random.Random(0))
+    assert sorted(q.id for q in exam) == [f"q{i}" for i in range(6)]
+
+
+def test_the_bundled_bank_is_deterministic_single_error_and_covers_every_category():
+    first, second = QuestionBank.build(n=300), QuestionBank.build(n=300)
+    assert [q.id for q in first.questions] == [q.id for q in second.questions]
+    for q in first.questions:
+        assert q.sentence != q.expected
+        assert q.original in q.sentence and q.replacement in q.expected
+        assert grade(q.sentence, q.expected, q.expected) is Grade.EXACT
+        assert grade(q.sentence, q.expected, q.sentence) is Grade.WRONG
+    assert set(first.by_category) == set(CATEGORY_IDS)
+
+
+def test_segments_show_what_was_removed_and_added():
+    sentence, corrected = "She have 20 years.", "She is 20 years old."
+    runs = segments(sentence, diff_edits(sentence, corrected))
+    kept = "".join(s.text for s in runs if s.kind != "ins")
+    added = "".join(s.text for s in runs if s.kind != "del")
+    assert kept == sentence and added.replace("  ", " ") == corrected
+    assert [s.kind for s in answer_segments("I go home.", "I go home.")] == ["same"]
+
+
+def test_both_languages_have_the_same_strings_and_every_category_a_name():
+    es, en = TEXTS["es"], TEXTS["en"]
+    assert set(es._strings) == set(en._strings)
+    for category in CATEGORY_IDS:
+        assert es.category(category) and en.category(category) != category
+    assert es("exam_question", n=3, total=10) == "Pregunta 3 de 10"
+
+
+def test_the_bank_is_cached_as_json_and_rebuilt_when_the_file_is_bad(tmp_path):
+    built = QuestionBank.cached(tmp_path, n=300)
+    (cache,) = tmp_path.glob("questions-*.json")
+    assert QuestionBank.cached(tmp_path, n=300).questions == built.questions
+    cache.write_text("{not json", encoding="utf-8")
+    assert QuestionBank.cached(tmp_path, n=300).questions == built.questions
+    assert [p.name for p in tmp_path.iterdir()] == [cache.name] and cache.read_text().startswith("[")
