@@ -122,18 +122,22 @@ def budget(
 ) -> None:
     """The latency budget against recorded traces: per stage mean/p50/p95, burn rate, share; seed 000's formula."""
     chosen = _load_budget(file, profile)
+    _show(store, lambda trace_store: compute_budget(trace_store, chosen, last), print_budget, as_json)
+
+
+def _show(store: Path | None, compute, print_tables, as_json: bool) -> None:
+    """Compute a report from the store, then print it as JSON or as tables."""
     trace_store = _open_store(store)
     try:
-        report = compute_budget(trace_store, chosen, last)
+        report = compute(trace_store)
     finally:
         trace_store.close()
     if as_json:
         _print_json(report.to_dict())
-        return
-    if not report.traces:
+    elif not report.traces:
         console.print(f"[yellow]no complete traces in {trace_store.path}[/]")
-        return
-    print_budget(report)
+    else:
+        print_tables(report)
 
 
 def print_budget(report: BudgetReport) -> None:
@@ -198,18 +202,7 @@ def print_budget(report: BudgetReport) -> None:
 @traces_app.command("report")
 def traces_report(store: StoreOption = None, last: LastOption = 1000, as_json: JsonOption = False) -> None:
     """End-to-end p50/p95/p99 from whole traces vs the naive sum of stage p95s; bytes in/out per stage."""
-    trace_store = _open_store(store)
-    try:
-        report = compute_report(trace_store, last)
-    finally:
-        trace_store.close()
-    if as_json:
-        _print_json(report.to_dict())
-        return
-    if not report.traces:
-        console.print(f"[yellow]no complete traces in {trace_store.path}[/]")
-        return
-    print_report(report)
+    _show(store, lambda trace_store: compute_report(trace_store, last), print_report, as_json)
 
 
 def print_report(report: PercentileReport) -> None:
