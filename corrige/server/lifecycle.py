@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -38,6 +39,10 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     state = app.state
     settings = state.settings
     limit_blas_threads(settings.blas_threads)
+    # The engine thread drops the GIL at every NumPy call; when the event loop takes it for pure
+    # Python (parsing, validation, formatting) the engine then waits up to the switch interval
+    # before its next model step. Python's 5 ms is most of a batch-32 step here.
+    sys.setswitchinterval(settings.gil_switch_ms / 1000)
     started = time.perf_counter()
     tutor = await asyncio.to_thread(Tutor.load, settings.model_dir)
     state.portal = await asyncio.to_thread(open_portal, settings)  # learner portal: audit log, sessions, quiz

@@ -80,6 +80,8 @@ class CorrectionService:
         self.engine = engine
         self.settings = settings
         self.rules = rules
+        if rules is not None and rules.busy is None:
+            rules.busy = self.engine_busy
         self.eos = tutor.tokenizer.special.eos
         self._ids = itertools.count()
         cfg = tutor.weights.cfg
@@ -354,6 +356,11 @@ class CorrectionService:
             raise from_engine_error(exc, self.settings.retry_after_s) from None
 
     # ---- helpers ----
+
+    def engine_busy(self) -> bool:
+        """Other requests are being decoded or are waiting for the model."""
+        snapshot = self.engine.snapshot()
+        return snapshot.running + snapshot.waiting > 0
 
     def _engine_id(self, request_id: str) -> str:
         # unique even when a client reuses an X-Request-ID, or a batch sends several sentences

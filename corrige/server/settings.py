@@ -37,6 +37,8 @@ class Settings(BaseSettings):
     model_name: str = "corrige-tutor"  # the id `/v1/models` lists and the OpenAI routes accept
     warmup: bool = True  # run one correction before reporting ready
     blas_threads: int = Field(1, ge=0)  # 0: leave BLAS alone; 1 keeps its threads from fighting the engine's
+    # how long a thread may hold the GIL while another waits for it (Python's default: 5 ms); see lifecycle.py
+    gil_switch_ms: float = Field(0.5, gt=0, le=100)
 
     # ---- engine ----
     batching: Policy = Policy.CONTINUOUS

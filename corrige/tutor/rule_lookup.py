@@ -4,11 +4,13 @@ The query is the learner's sentence, the tutor's edits and their categories (see
 `retrieval.build_query`). A sentence the tutor left unchanged needs no card and costs nothing.
 Hybrid retrieval runs the bi-encoder, whose forward pass (6-10 ms of one core) costs more than
 the whole correction and would stall an event loop, so `find` runs it on one worker thread.
-When that thread is already busy, the request does not queue behind it: it gets BM25's answer
-at once (a fraction of a millisecond; recall@5 0.99 against hybrid's 1.00 on the evaluation
-queries), and `RuleAnswer.mode` says so. Under load the server thus degrades to BM25 instead
-of letting rule cards limit its throughput. Answers are kept in a small LRU cache, since the
-same mistake in the same words comes back often (a class doing the same exercise).
+When that thread is already busy, or the server is (`busy()`: other requests are being
+decoded or wait for the model), the request does not queue behind the encoder: it gets BM25's
+answer at once (a fraction of a millisecond; recall@5 0.99 against hybrid's 1.00 on the
+evaluation queries), and `RuleAnswer.mode` says so. Under load the server thus degrades to
+BM25 instead of letting rule cards take a core, and the GIL, from the model. Answers are kept
+in a small LRU cache, since the same mistake in the same words comes back often (a class doing
+the same exercise).
 
     lookup = RuleLookup(Retriever.load(), k=3)
     answer = await lookup.find(correction)     # answer.hits, answer.mode ("hybrid" or "bm25")
@@ -19,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -53,8 +56,16 @@ def prefer_categories(hits: list[RuleHit], categories: tuple[str, ...]) -> list[
 
 
 class RuleLookup:
-    def __init__(self, retriever: Retriever, k: int = 3, cache_size: int = 4096, mode: Mode | None = None) -> None:
+    def __init__(
+        self,
+        retriever: Retriever,
+        k: int = 3,
+        cache_size: int = 4096,
+        mode: Mode | None = None,
+        busy: Callable[[], bool] | None = None,
+    ) -> None:
         self.retriever = retriever
+        self.busy = busy  # True while the server has other work: the encoder then stays off
         self.k = k
         self.mode: Mode = mode or retriever.mode
         self.cache_size = cache_size
@@ -91,8 +102,9 @@ class RuleLookup:
             return cached
         if self.mode == "bm25":  # a fraction of a millisecond: not worth a thread hop
             return self._search(key, "bm25")
+        server_busy = self.busy is not None and self.busy()
         with self._lock:
-            busy = self._in_flight > 0
+            busy = server_busy or self._in_flight > 0
             if not busy:
                 self._in_flight += 1
         if busy:

@@ -66,3 +66,13 @@ def test_cards_of_the_edits_category_come_first(hybrid_retriever):
     she_like = Correction("She like cats.", "She likes cats.", "tercera persona: like → likes", [edit])
     hits = RuleLookup(hybrid_retriever, k=3).lookup(she_like).hits
     assert [h.card.category for h in hits] == ["third_person"] * 3  # not "I like football very much"
+
+
+def test_a_busy_server_gets_bm25_without_touching_the_encoder(hybrid_retriever):
+    load = {"busy": True}
+    lookup = RuleLookup(hybrid_retriever, k=3, busy=lambda: load["busy"])
+    under_load = asyncio.run(lookup.find(married(7)))
+    assert under_load.mode == "bm25" and under_load.degraded
+    load["busy"] = False
+    idle = asyncio.run(lookup.find(married(7)))
+    assert idle.mode == "hybrid" and not idle.degraded

@@ -88,3 +88,18 @@ def test_serve_refuses_an_unknown_batching_policy():
 
     result = CliRunner().invoke(cli.app, ["serve", "--batching", "dynamic"])
     assert result.exit_code != 0
+
+
+def test_the_gil_switch_interval_follows_the_settings(make_settings):
+    import sys
+
+    from fastapi.testclient import TestClient
+
+    from corrige.server.app import create_app
+
+    before = sys.getswitchinterval()
+    try:
+        with TestClient(create_app(make_settings(gil_switch_ms=2.0))):
+            assert sys.getswitchinterval() == 0.002
+    finally:
+        sys.setswitchinterval(before)
