@@ -33,6 +33,7 @@ bench: $(VENV)/.dev
 	$(VENV)/bin/corrige bench engine --output docs/bench/engine.json
 	$(VENV)/bin/corrige bench http --output docs/bench/http.md
 	$(VENV)/bin/corrige bench retrieval --output docs/bench/retrieval.json
+	$(VENV)/bin/corrige bench sweep --peer --output docs/bench/sweep.json --plot docs/bench/sweep.png --markdown docs/bench/sweep.md
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check corrige tests

@@ -40,4 +40,4 @@ def _numpy_runtime_threads() -> None:
     limit_blas_threads(int(os.environ.get("CORRIGE_BLAS_THREADS", "1")))
 
 
-from corrige.cli import bench, core, obs, portal, rules, tool  # noqa: E402,F401  (each module registers its commands)
+from corrige.cli import bench, core, lab, obs, portal, rules, tool  # noqa: E402,F401  (each module registers its commands)

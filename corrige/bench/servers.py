@@ -1,0 +1,118 @@
+"""Servers for the serving lab, each a subprocess on a free loopback port, always stopped on exit.
+
+`LabServer.corrige(policy)` is `corrige serve --batching POLICY` with the rate limit and the
+access log off (the load generator is one client sending hundreds of requests a second) and its
+trace store in a temporary directory (a lab run should not fill the user's). `LabServer.peer()`
+is the transformers server of `corrige.bench.peer`. Both answer `GET /readyz` once loaded.
+
+The server's CPU time (all its threads) is read from /proc, so a benchmark can say how much of
+the machine the server used and how much the load generator did.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from corrige.bench.http import _free_port, wait_until_ready
+
+log = logging.getLogger(__name__)
+
+READY_TIMEOUT_S = 180.0  # a cold start on a busy 2-core machine (imports, model, warm-up) can take a while
+
+
+class LabServer:
+    """A server subprocess; `url`, `pid`, `cpu_seconds()`, `engine_stats()` while running."""
+
+    def __init__(self, name: str, args: list[str], env: dict[str, str] | None = None) -> None:
+        self.name = name
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.command = [sys.executable, *args, "--host", "127.0.0.1", "--port", str(self.port)]
+        self.env = {**os.environ, **(env or {})}
+        self._tmp = tempfile.TemporaryDirectory(prefix=f"corrige-lab-{name}-")
+        self.log_path = Path(self._tmp.name) / "server.log"
+        self.proc: subprocess.Popen | None = None
+
+    @classmethod
+    def corrige(cls, policy: str, model: Path | None = None, extra: list[str] | None = None) -> LabServer:
+        args = ["-m", "corrige.cli", "serve", "--batching", policy, "--rate-limit", "0", "--no-access-log"]
+        args += ["--model", str(model)] if model is not None else []
+        server = cls(policy, args + list(extra or []))
+        server.env["CORRIGE_TRACE_STORE"] = str(Path(server._tmp.name) / "traces.sqlite")
+        return server
+
+    @classmethod
+    def peer(cls, model: Path | None = None) -> LabServer:
+        args = ["-m", "corrige.bench.peer"] + (["--model", str(model)] if model is not None else [])
+        # torch's idle OpenMP workers would otherwise spin and take CPU from the load generator
+        return cls("peer", args, {"OMP_WAIT_POLICY": "PASSIVE"})
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None, "the server is not running"
+        return self.proc.pid
+
+    def start(self) -> LabServer:
+        """Start the process without waiting (several servers can load at once); then `wait_ready`."""
+        self._log = open(self.log_path, "wb")  # noqa: SIM115  (closed in stop)
+        self.proc = subprocess.Popen(self.command, stdout=self._log, stderr=subprocess.STDOUT, env=self.env)
+        log.info("%s: starting on %s (pid %d)", self.name, self.url, self.proc.pid)
+        return self
+
+    def wait_ready(self, timeout: float = READY_TIMEOUT_S) -> LabServer:
+        assert self.proc is not None, "start() first"
+        state = wait_until_ready(self.url, self.proc, timeout)
+        if state != "ready":
+            tail = self.log_tail()
+            self.stop()
+            raise RuntimeError(f"the {self.name} server {'exited' if state == 'exited' else 'timed out'}:\n{tail}")
+        return self
+
+    def log_tail(self, chars: int = 3000) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-chars:]
+        except OSError:
+            return ""
+
+    def cpu_seconds(self) -> float | None:
+        """User + system CPU time of the process so far (Linux /proc; None elsewhere)."""
+        try:
+            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError, AssertionError):
+            return None
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+    def engine_stats(self) -> dict[str, Any] | None:
+        """The server's `/v1/engine/stats` engine snapshot, or None (the peer has none)."""
+        import httpx
+
+        try:
+            response = httpx.get(f"{self.url}/v1/engine/stats", timeout=5.0)
+        except httpx.HTTPError:
+            return None
+        return response.json().get("engine") if response.status_code == 200 else None
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if getattr(self, "_log", None) is not None:
+            self._log.close()
+            self._log = None
+        self._tmp.cleanup()
+
+    def __enter__(self) -> LabServer:
+        return self.start().wait_ready()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
