@@ -16,9 +16,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import subprocess
-import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -28,6 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 from corrige.bench.engine import limit_blas_threads, machine_info
+from corrige.bench.servers import LabServer
 
 log = logging.getLogger(__name__)
 
@@ -68,68 +66,6 @@ def series(name: str, samples_s: list[float]) -> Series:
 
     ms = np.asarray(samples_s) * 1e3
     return Series(name, len(ms), float(np.percentile(ms, 50)), float(np.percentile(ms, 95)), float(ms.mean()))
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_until_ready(url: str, proc: subprocess.Popen, timeout: float) -> str:
-    """Poll `url/readyz` until it answers 200 ("ready"), the process ends ("exited") or time runs out ("timeout")."""
-    import httpx
-
-    give_up = time.monotonic() + timeout
-    while time.monotonic() < give_up:
-        if proc.poll() is not None:
-            return "exited"
-        try:
-            if httpx.get(f"{url}/readyz", timeout=1.0).status_code == 200:
-                return "ready"
-        except httpx.TransportError:
-            pass
-        time.sleep(0.05)
-    return "timeout"
-
-
-class _Server:
-    """`corrige serve` in a subprocess; always stopped on exit."""
-
-    def __init__(self, model: Path | None, batching: str, access_log: bool) -> None:
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.command = [sys.executable, "-m", "corrige.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port)]
-        self.command += ["--rate-limit", "0", "--batching", batching]
-        self.command += ["--access-log" if access_log else "--no-access-log"]
-        if model is not None:
-            self.command += ["--model", str(model)]
-        self.log = tempfile.TemporaryFile()
-        self.proc: subprocess.Popen | None = None
-
-    def __enter__(self) -> _Server:
-
-        self.proc = subprocess.Popen(self.command, stdout=self.log, stderr=subprocess.STDOUT)
-        state = wait_until_ready(self.url, self.proc, timeout=120)
-        if state == "exited":
-            self.log.seek(0)
-            raise RuntimeError(f"the server exited: {self.log.read().decode(errors='replace')[-2000:]}")
-        if state == "timeout":
-            self.__exit__()
-            raise RuntimeError("the server did not become ready within 120 s")
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
 
 
 class _RawClient:
@@ -222,7 +158,8 @@ def run_http_bench(
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request otherwise
     loop = asyncio.new_event_loop()
     started = time.perf_counter()
-    with _Server(model, batching, access_log) as server, Engine(tutor.weights, engine_config) as engine:
+    server = LabServer.corrige(batching, model, access_log=access_log)
+    with server, Engine(tutor.weights, engine_config) as engine:
         raw = _RawClient(server.port)
         with httpx.Client(base_url=server.url, timeout=30) as client:
 

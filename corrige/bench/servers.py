@@ -13,17 +13,41 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
-
-from corrige.bench.http import _free_port, wait_until_ready
 
 log = logging.getLogger(__name__)
 
 READY_TIMEOUT_S = 180.0  # a cold start on a busy 2-core machine (imports, model, warm-up) can take a while
+
+
+def free_port() -> int:
+    """A free TCP port on the loopback interface."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_until_ready(url: str, proc: subprocess.Popen, timeout: float) -> str:
+    """Poll `url/readyz` until it answers 200 ("ready"), the process ends ("exited") or time runs out ("timeout")."""
+    import httpx
+
+    give_up = time.monotonic() + timeout
+    while time.monotonic() < give_up:
+        if proc.poll() is not None:
+            return "exited"
+        try:
+            if httpx.get(f"{url}/readyz", timeout=1.0).status_code == 200:
+                return "ready"
+        except httpx.TransportError:
+            pass
+        time.sleep(0.05)
+    return "timeout"
 
 
 class LabServer:
@@ -31,7 +55,7 @@ class LabServer:
 
     def __init__(self, name: str, args: list[str], env: dict[str, str] | None = None) -> None:
         self.name = name
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.command = [sys.executable, *args, "--host", "127.0.0.1", "--port", str(self.port)]
         self.env = {**os.environ, **(env or {})}
@@ -40,12 +64,22 @@ class LabServer:
         self.proc: subprocess.Popen | None = None
 
     @classmethod
-    def corrige(cls, policy: str, model: Path | None = None, extra: list[str] | None = None) -> LabServer:
-        args = ["-m", "corrige.cli", "serve", "--batching", policy, "--rate-limit", "0", "--no-access-log"]
+    def corrige(
+        cls, policy: str, model: Path | None = None, extra: list[str] | None = None, access_log: bool = False
+    ) -> LabServer:
+        args = ["-m", "corrige.cli", "serve", "--batching", policy, "--rate-limit", "0"]
+        args += ["--access-log" if access_log else "--no-access-log"]
         args += ["--model", str(model)] if model is not None else []
         server = cls(policy, args + list(extra or []))
-        server.env["CORRIGE_TRACE_STORE"] = str(Path(server._tmp.name) / "traces.sqlite")
+        # its files in its own temporary directory: a lab run leaves the user's traces and learners alone
+        server.env["CORRIGE_TRACE_STORE"] = str(server.state_dir / "traces.sqlite")
+        server.env["CORRIGE_PORTAL_DB"] = str(server.state_dir / "portal.sqlite")
         return server
+
+    @property
+    def state_dir(self) -> Path:
+        """The server's temporary directory (log, trace store, portal database); removed by `stop`."""
+        return Path(self._tmp.name)
 
     @classmethod
     def peer(cls, model: Path | None = None) -> LabServer:

@@ -20,10 +20,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass
@@ -32,6 +28,8 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+
+from corrige.bench.servers import LabServer
 
 log = logging.getLogger(__name__)
 
@@ -57,52 +55,6 @@ def summarise(path: str, samples_ms: list[float]) -> Series:
 
     ms = np.asarray(samples_ms)
     return Series(path, len(ms), float(np.percentile(ms, 50)), float(np.percentile(ms, 95)), float(ms.mean()))
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class _Server:
-    """`corrige serve` with its state (portal database, session key, traces) in `state_dir`."""
-
-    def __init__(self, state_dir: Path, model: Path | None, batching: str) -> None:
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.command = [sys.executable, "-m", "corrige.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port)]
-        self.command += ["--rate-limit", "0", "--no-access-log", "--batching", batching]
-        if model is not None:
-            self.command += ["--model", str(model)]
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith("CORRIGE_")}
-        self.env |= {
-            "CORRIGE_PORTAL_DB": str(state_dir / "portal.sqlite"),
-            "CORRIGE_TRACE_STORE": str(state_dir / "traces.sqlite"),
-        }
-        self.log_path = state_dir / "server.log"
-        self.proc: subprocess.Popen | None = None
-
-    def __enter__(self) -> _Server:
-        from corrige.bench.http import wait_until_ready
-
-        with open(self.log_path, "wb") as out:
-            self.proc = subprocess.Popen(self.command, env=self.env, stdout=out, stderr=subprocess.STDOUT)
-        state = wait_until_ready(self.url, self.proc, timeout=120)
-        if state != "ready":
-            self.__exit__()
-            tail = self.log_path.read_text(errors="replace")[-2000:]
-            raise RuntimeError(f"the server did not become ready ({state}):\n{tail}")
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
 
 
 def one_question_per_category(bank) -> list:
@@ -134,7 +86,8 @@ def run_portal_bench(
     with tempfile.TemporaryDirectory(prefix="corrige-bench-portal-") as tmp:
         state_dir = Path(tmp)
         questions = one_question_per_category(QuestionBank.cached(state_dir))
-        with _Server(state_dir, model, batching) as server, httpx.Client(base_url=server.url, timeout=60) as client:
+        server = LabServer.corrige(batching, model)
+        with server, httpx.Client(base_url=server.url, timeout=60) as client:
             csrf = client.get("/portal/api/session").json()["csrf_token"]
             headers = {"X-CSRF-Token": csrf}
 
@@ -171,7 +124,7 @@ def run_portal_bench(
                     for name, ms in times.items():
                         samples[name].append(ms)
                     paired.append(times["portal"] - times["grammar"])
-        audit_rows = _count_rows(state_dir / "portal.sqlite")
+            audit_rows = _count_rows(server.state_dir / "portal.sqlite")
 
     rows = [summarise(PATHS[name], samples[name]) for name in PATHS]
     portal, grammar, tutor_page = rows

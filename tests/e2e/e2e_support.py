@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-from corrige.bench.http import wait_until_ready
+from corrige.bench.servers import wait_until_ready
 
 HOST = "127.0.0.1"
 
