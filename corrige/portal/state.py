@@ -47,6 +47,7 @@ class Portal:
         *,
         cookie_name: str = "corrige_session",
         cookie_secure: bool = False,
+        accepts: Callable[[str], bool] | None = None,
     ) -> None:
         self.store = store
         self.codec = codec
@@ -57,10 +58,11 @@ class Portal:
         self._db = ThreadPoolExecutor(max_workers=1, thread_name_prefix="portal-db")
         self._bank: Future[QuestionBank] = Future()
         self._bank_dir = store.path.parent
+        self._accepts = accepts  # the model takes the sentence (fits its window); others are left out
         threading.Thread(target=self._build_bank, name="portal-bank", daemon=True).start()
 
     @classmethod
-    def open(cls, settings: Settings) -> Portal:
+    def open(cls, settings: Settings, accepts: Callable[[str], bool] | None = None) -> Portal:
         db_path = Path(settings.portal_db)
         store = PortalStore.open(db_path)
         if settings.session_secret is not None:
@@ -73,11 +75,14 @@ class Portal:
             codec,
             cookie_name=settings.session_cookie,
             cookie_secure=settings.session_cookie_secure,
+            accepts=accepts,
         )
 
     def _build_bank(self) -> None:
         try:
             bank = QuestionBank.cached(self._bank_dir)
+            if self._accepts is not None:
+                bank = QuestionBank([q for q in bank.questions if self._accepts(q.sentence)])
             logger.info("quiz bank ready: %d questions in %d categories", len(bank.questions), len(bank.by_category))
             self._bank.set_result(bank)
         except BaseException as exc:
@@ -99,11 +104,11 @@ class Portal:
         logger.info("portal store closed")
 
 
-def open_portal(settings: Settings) -> Portal | None:
+def open_portal(settings: Settings, accepts: Callable[[str], bool] | None = None) -> Portal | None:
     """The portal, or None (logged) when its files cannot be opened: the APIs still serve, and the
     portal's pages answer 503 rather than taking the whole server down."""
     try:
-        return Portal.open(settings)
+        return Portal.open(settings, accepts)
     except (OSError, ValueError, RuntimeError, sqlite3.Error):
         logger.exception("learner portal disabled: cannot open %s", settings.portal_db)
         return None

@@ -45,7 +45,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     sys.setswitchinterval(settings.gil_switch_ms / 1000)
     started = time.perf_counter()
     tutor = await asyncio.to_thread(Tutor.load, settings.model_dir)
-    state.portal = await asyncio.to_thread(open_portal, settings)  # learner portal: audit log, sessions, quiz
+    # learner portal: audit log, sessions, and quiz questions the model can take
+    state.portal = await asyncio.to_thread(open_portal, settings, tutor.fits)
     engine = Engine(tutor.weights, settings.engine_config())
     state.step_history = StepHistory()  # queue depth and batch size over time, for the dashboard
     engine.subscribe(on_step=state.step_history.on_step)

@@ -25,7 +25,7 @@ from corrige.model.numpy_gpt import KVCache, RuntimeWeights, prepare
 from corrige.model.weights import load_model
 from corrige.tokenizer import BPETokenizer
 from corrige.tutor.categories import CATEGORIES
-from corrige.tutor.codec import check_fits, encode_prompt
+from corrige.tutor.codec import PromptTooLong, check_fits, encode_prompt
 from corrige.tutor.edits import Edit, diff_edits
 from corrige.tutor.format import NO_ERRORS_GLOSS, parse_target
 from corrige.tutor.plausibility import content_mismatch, load_known_words, unknown_words
@@ -116,6 +116,14 @@ class Tutor:
         ids = encode_prompt(self.tokenizer, normalize_sentence(sentence)[0])
         check_fits(len(ids), self.min_answer_tokens(), self.n_ctx)
         return ids
+
+    def fits(self, sentence: str) -> bool:
+        """Whether `build_prompt` takes the sentence (it and its answer fit the window)."""
+        try:
+            self.build_prompt(sentence)
+        except PromptTooLong:
+            return False
+        return True
 
     def min_answer_tokens(self) -> int:
         """Room the answer needs at least: a copy of a longest-case sentence plus a short gloss."""

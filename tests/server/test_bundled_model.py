@@ -44,3 +44,11 @@ def test_streamed_tokens_spell_the_model_answer(bundled_client):
     result = json.loads(blocks[-1].split("data: ", 1)[1])
     streamed = "".join(t["text"] for t in tokens)
     assert streamed.startswith(result["corrected"]) and " / " in streamed
+
+
+def test_the_tutor_says_which_sentences_fit_its_window():
+    from corrige.tutor.agent import Tutor
+
+    tutor = Tutor.load()
+    assert tutor.fits("Yesterday I goed to the store")
+    assert not tutor.fits(" ".join(["Our grandfather will open a bank account but he won't write a story"] * 3))
