@@ -83,6 +83,7 @@ class ServerMetrics:
         self.allocations = dict(allocations or {})
         self._stage_of_span = {span: name for name, (_, spans) in self.allocations.items() for span in spans}
         self._burn: dict[str, float] = {}
+        self._children: dict[tuple, object] = {}  # labelled series, by (metric, label values)
         self._lock = threading.Lock()
         r = self.registry
         self.e2e = Histogram(
@@ -121,8 +122,8 @@ class ServerMetrics:
     # ---- feeding ----
 
     def on_request_done(self, route: str, seconds: float, status: int, code: str | None) -> None:
-        self.e2e.labels(route).observe(seconds)
-        self.requests.labels("error" if status >= 400 else "success", code or "").inc()
+        self._child(self.e2e, route).observe(seconds)
+        self._child(self.requests, "error" if status >= 400 else "success", code or "").inc()
 
     def on_trace(self, spans: Iterable[SpanRecord]) -> None:
         """Stage latencies and budget burn rates from a finished request's spans."""
@@ -134,7 +135,7 @@ class ServerMetrics:
                 root_s = seconds
                 continue
             children_s += seconds
-            self.stage.labels(span.name).observe(seconds)
+            self._child(self.stage, span.name).observe(seconds)
             stage = self._stage_of_span.get(span.name)
             if stage is not None:
                 per_stage[stage] = per_stage.get(stage, 0.0) + seconds
@@ -148,6 +149,14 @@ class ServerMetrics:
                 rate = seconds / self.allocations[stage][0]
                 old = self._burn.get(stage)
                 self._burn[stage] = rate if old is None else old + BURN_ALPHA * (rate - old)
+
+    def _child(self, metric, *labels: str):
+        """`metric.labels(*labels)`, remembered: the lookup takes a lock and builds keys every call."""
+        key = (id(metric), labels)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(*labels)
+        return child
 
     def on_step(self, step: StepStats) -> None:  # engine loop thread
         self.batch.observe(step.batch_size)

@@ -197,7 +197,7 @@ class CorrectionService:
             attrs = span_attributes(answer.hits, answer.mode)
             attrs |= {"retrieve.cached": answer.cached, "retrieve.degraded": answer.degraded}
             attrs[S.BYTES_IN] = len(correction.sentence.encode()) + sum(len(e.replacement) for e in correction.edits)
-            attrs[S.BYTES_OUT] = sum(len(str(h.summary())) for h in answer.hits)
+            attrs[S.BYTES_OUT] = sum(len(h.card.title) + len(h.card.explanation) for h in answer.hits)
             prepared.trace.timed(S.RETRIEVE, start, end, **attrs)
         return list(answer.hits)
 
