@@ -284,7 +284,7 @@ def markdown(result: dict[str, Any]) -> str:
         "## Command and machine",
         "",
         "```",
-        f"corrige bench http --requests {s['requests']} --output docs/bench-http.md",
+        f"corrige bench http --requests {s['requests']} --output docs/bench/http.md",
         "```",
         "",
         f"{m.get('cores')} cores ({m.get('cpu')}), Python {m.get('python')}, NumPy {m.get('numpy')}, "

@@ -180,7 +180,9 @@ def bench_observability(
     console.print(
         f"latency overhead at c=1: {lat:+.1%} (target ≤ 10%: {'met' if lat <= 0.10 else 'not met'}); "
         f"throughput loss at c={clients}: {thr:+.1%} (target ≤ 5%: {'met' if thr <= 0.05 else 'not met'}); "
-        f"medians of {rounds} rounds"
+        f"medians of the paired ratios of {rounds} rounds (round by round: latency "
+        f"{min(result['latency_overhead_rounds']):+.0%}..{max(result['latency_overhead_rounds']):+.0%}, throughput "
+        f"{min(result['throughput_loss_rounds']):+.0%}..{max(result['throughput_loss_rounds']):+.0%})"
     )
     if output:
         output.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,22 @@
+"""`corrige bench observability`: paired ratios, and a tiny real run against two servers."""
+
+import pytest
+
+from corrige.bench.observability import ObservabilityBenchConfig, VariantResult, run_observability_bench, summarize
+
+
+def test_overheads_are_medians_of_the_paired_round_ratios():
+    on = VariantResult(p50_ms=[11.0, 22.0, 10.0], p95_ms=[1, 1, 1], req_per_s=[90.0, 50.0, 100.0])
+    off = VariantResult(p50_ms=[10.0, 20.0, 10.0], p95_ms=[1, 1, 1], req_per_s=[100.0, 50.0, 80.0])
+    out = summarize(ObservabilityBenchConfig(rounds=3), {"on": on, "off": off})
+    assert out["latency_overhead"] == pytest.approx(0.10)  # rounds: +10%, +10%, 0%
+    assert out["throughput_loss"] == pytest.approx(0.0)  # rounds: 10%, 0%, -25%
+    assert out["medians"]["on"]["req_per_s"] == 90.0
+
+
+def test_a_tiny_run_measures_both_servers():
+    config = ObservabilityBenchConfig(rounds=1, latency_requests=10, load_clients=4, load_requests=16)
+    out = run_observability_bench(config)
+    for variant in ("on", "off"):
+        rounds = out["rounds"][variant]
+        assert rounds["errors"] == 0 and len(rounds["p50_ms"]) == 1 and rounds["req_per_s"][0] > 0
