@@ -105,8 +105,13 @@ def _probe(per_base: int = 120) -> _Probe:
     if missing:
         raise RuntimeError(f"no template offers categories {missing}")
     weights = {b: w or SAMPLER_ONLY[b][0] for b, (w, _) in reg.items()}
-    return _Probe(weights, {b: f for b, (_, f) in reg.items()},
-                  dict(base_support), {k: frozenset(v) for k, v in id_support.items()}, id_count)
+    return _Probe(
+        weights,
+        {b: f for b, (_, f) in reg.items()},
+        dict(base_support),
+        {k: frozenset(v) for k, v in id_support.items()},
+        id_count,
+    )
 
 
 def held_out_templates(seed: int) -> frozenset[str]:
@@ -148,8 +153,7 @@ def _combo_held(seed: int, combo: str) -> bool:
 class _Sampler:
     """Draws clean sentences and turns them into examples, for one split."""
 
-    def __init__(self, seed: int, rng: random.Random, train: bool, max_words: int,
-                 max_chars: int) -> None:
+    def __init__(self, seed: int, rng: random.Random, train: bool, max_words: int, max_chars: int) -> None:
         self.probe = _probe()
         self.rng = rng
         self.seed = seed
@@ -165,12 +169,11 @@ class _Sampler:
         self.base_weights = [self.probe.weights[b] for b in self.bases]
         # Bases that often offer a category are favoured (rate ** 1.5) so few draws are wasted.
         self.by_category = {
-            c: (list(sup), [rate ** 1.5 * self.probe.weights[b] for b, rate in sup.items()])
+            c: (list(sup), [rate**1.5 * self.probe.weights[b] for b, rate in sup.items()])
             for c, sup in self.probe.base_support.items()
         }
 
-    def _several(self, sentence: Sentence, base: str, category: str,
-                 n: int) -> Injected | None:
+    def _several(self, sentence: Sentence, base: str, category: str, n: int) -> Injected | None:
         """``category`` plus ``n - 1`` other errors that fit in the sentence, or None."""
         chosen = plan(sentence, [category], self.rng)
         if chosen is None:
@@ -224,14 +227,26 @@ class _Sampler:
             if injected is None and attempt == attempts - 1:
                 injected = inject(sentence, [category], self.rng)
             if injected and self._fits(injected.source) and self._fits(injected.corrected):
-                return Example(injected.source, injected.corrected, injected.gloss,
-                               injected.categories, list(injected.edits), sentence.template)
+                return Example(
+                    injected.source,
+                    injected.corrected,
+                    injected.gloss,
+                    injected.categories,
+                    list(injected.edits),
+                    sentence.template,
+                )
         return None
 
 
-def _generate(sampler: _Sampler, n: int, correct_share: float, split: str,
-              seen: dict[str, str], banned_clean: set[str],
-              eval_sources: set[str]) -> list[Example]:
+def _generate(
+    sampler: _Sampler,
+    n: int,
+    correct_share: float,
+    split: str,
+    seen: dict[str, str],
+    banned_clean: set[str],
+    eval_sources: set[str],
+) -> list[Example]:
     """``n`` new examples; ``seen`` maps every source in the corpus to its target."""
     rng = sampler.rng
     n_correct = round(n * correct_share)
@@ -248,8 +263,12 @@ def _generate(sampler: _Sampler, n: int, correct_share: float, split: str,
             if ex.source in seen:
                 # A narrow category may run out of new sentences: training may then repeat
                 # one of its own examples, never an evaluation one and never a new target.
-                if not (sampler.train and attempt >= REPEAT_AFTER
-                        and seen[ex.source] == ex.target and ex.source not in eval_sources):
+                if not (
+                    sampler.train
+                    and attempt >= REPEAT_AFTER
+                    and seen[ex.source] == ex.target
+                    and ex.source not in eval_sources
+                ):
                     continue
                 repeats += 1
             seen[ex.source] = ex.target
@@ -263,9 +282,16 @@ def _generate(sampler: _Sampler, n: int, correct_share: float, split: str,
     return out
 
 
-def make_splits(seed: int, n_train: int, n_dev: int, n_test: int, *,
-                correct_share: float = 0.4, max_words: int = 16,
-                max_chars: int = 100) -> dict[str, list[Example]]:
+def make_splits(
+    seed: int,
+    n_train: int,
+    n_dev: int,
+    n_test: int,
+    *,
+    correct_share: float = 0.4,
+    max_words: int = 16,
+    max_chars: int = 100,
+) -> dict[str, list[Example]]:
     """Deterministic train/dev/test examples (see module docstring for the guarantees).
 
     ``max_words``/``max_chars`` bound both the source and the corrected sentence.
@@ -277,14 +303,14 @@ def make_splits(seed: int, n_train: int, n_dev: int, n_test: int, *,
     for offset, (name, n) in enumerate((("test", n_test), ("dev", n_dev), ("train", n_train))):
         rng = random.Random(stable_hash(f"{seed}:{name}") + offset)
         sampler = _Sampler(seed, rng, name == "train", max_words, max_chars)
-        examples = _generate(sampler, n, correct_share, name, seen,
-                             eval_clean if name == "train" else set(), eval_sources)
+        examples = _generate(
+            sampler, n, correct_share, name, seen, eval_clean if name == "train" else set(), eval_sources
+        )
         if name != "train":
             eval_clean.update(ex.corrected for ex in examples)
             eval_sources.update(ex.source for ex in examples)
         splits[name] = examples
-        log.info("%s: %d examples (%d correct)", name, len(examples),
-                 sum(ex.is_correct for ex in examples))
+        log.info("%s: %d examples (%d correct)", name, len(examples), sum(ex.is_correct for ex in examples))
     return {k: splits[k] for k in ("train", "dev", "test")}
 
 
@@ -318,7 +344,6 @@ def load_realistic(path: Path | str = REALISTIC_PATH) -> list[RealisticExample]:
             if not row or row[0].startswith("#") or row[0] == "source":
                 continue
             source, corrected = row[0].strip(), row[1].strip()
-            cats = tuple(c.strip() for c in (row[2] if len(row) > 2 else "").split(",")
-                         if c.strip())
+            cats = tuple(c.strip() for c in (row[2] if len(row) > 2 else "").split(",") if c.strip())
             rows.append(RealisticExample(source, corrected, cats))
     return rows

@@ -85,15 +85,13 @@ def _widen(span: list[int], a: Sequence[Token]) -> list[int]:
     return span  # both sentences are this change alone
 
 
-def _align(a: Sequence[Token], b: Sequence[Token], source: str,
-           corrected: str) -> list[list[int]]:
+def _align(a: Sequence[Token], b: Sequence[Token], source: str, corrected: str) -> list[list[int]]:
     """Changed token ranges ``[i1, i2, j1, j2, core1, core2]``: source range, corrected range
     and the source range before widening (used to match gloss items)."""
     words_a = [t.text for t in a]
     words_b = [t.text for t in b]
     matcher = difflib.SequenceMatcher(None, words_a, words_b, autojunk=False)
-    spans = [_widen([i1, i2, j1, j2, i1, i2], a)
-             for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+    spans = [_widen([i1, i2, j1, j2, i1, i2], a) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
     spans = [_fit_spacing(span, a, b, source, corrected) for span in _merge(spans)]
     return _merge(spans)
 
@@ -104,8 +102,7 @@ def _merge(spans: list[list[int]]) -> list[list[int]]:
     for span in spans:
         if merged and span[0] <= merged[-1][1]:
             last = merged[-1]
-            merged[-1] = [min(last[k], span[k]) if k % 2 == 0 else max(last[k], span[k])
-                          for k in range(6)]
+            merged[-1] = [min(last[k], span[k]) if k % 2 == 0 else max(last[k], span[k]) for k in range(6)]
         else:
             merged.append(span)
     return merged
@@ -118,8 +115,7 @@ def _gap(tokens: Sequence[Token], k: int, text: str) -> str:
     return text[start:end]
 
 
-def _fit_spacing(span: list[int], a: Sequence[Token], b: Sequence[Token], source: str,
-                 corrected: str) -> list[int]:
+def _fit_spacing(span: list[int], a: Sequence[Token], b: Sequence[Token], source: str, corrected: str) -> list[int]:
     """Grow a span over unchanged tokens until the spacing just outside it is the same in
     both sentences, so that replacing it reproduces the corrected sentence (an inserted
     comma attaches to the previous word: "I I" → "I, I", not "I" → ", I")."""

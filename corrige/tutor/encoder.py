@@ -160,21 +160,24 @@ class MiniLMEncoder:
         for i in range(cfg.num_hidden_layers):
             p = f"encoder.layer.{i}."
             att = p + "attention.self."
-            self.layers.append(_Layer(
-                w_qkv=np.ascontiguousarray(np.concatenate(
-                    [get(att + n + ".weight") for n in ("query", "key", "value")]).T),
-                b_qkv=np.concatenate([get(att + n + ".bias") for n in ("query", "key", "value")]),
-                w_o=np.ascontiguousarray(get(p + "attention.output.dense.weight").T),
-                b_o=get(p + "attention.output.dense.bias"),
-                ln1_g=get(p + "attention.output.LayerNorm.weight"),
-                ln1_b=get(p + "attention.output.LayerNorm.bias"),
-                w_in=np.ascontiguousarray(get(p + "intermediate.dense.weight").T),
-                b_in=get(p + "intermediate.dense.bias"),
-                w_out=np.ascontiguousarray(get(p + "output.dense.weight").T),
-                b_out=get(p + "output.dense.bias"),
-                ln2_g=get(p + "output.LayerNorm.weight"),
-                ln2_b=get(p + "output.LayerNorm.bias"),
-            ))
+            self.layers.append(
+                _Layer(
+                    w_qkv=np.ascontiguousarray(
+                        np.concatenate([get(att + n + ".weight") for n in ("query", "key", "value")]).T
+                    ),
+                    b_qkv=np.concatenate([get(att + n + ".bias") for n in ("query", "key", "value")]),
+                    w_o=np.ascontiguousarray(get(p + "attention.output.dense.weight").T),
+                    b_o=get(p + "attention.output.dense.bias"),
+                    ln1_g=get(p + "attention.output.LayerNorm.weight"),
+                    ln1_b=get(p + "attention.output.LayerNorm.bias"),
+                    w_in=np.ascontiguousarray(get(p + "intermediate.dense.weight").T),
+                    b_in=get(p + "intermediate.dense.bias"),
+                    w_out=np.ascontiguousarray(get(p + "output.dense.weight").T),
+                    b_out=get(p + "output.dense.bias"),
+                    ln2_g=get(p + "output.LayerNorm.weight"),
+                    ln2_b=get(p + "output.LayerNorm.bias"),
+                )
+            )
 
     @property
     def dim(self) -> int:

@@ -46,8 +46,7 @@ class ErrorCategory:
 
 
 def _build(category: Category) -> ErrorCategory:
-    return ErrorCategory(category.id, category.label, category.level, category.description,
-                         RULES[category.id])
+    return ErrorCategory(category.id, category.label, category.level, category.description, RULES[category.id])
 
 
 CATALOGUE: dict[str, ErrorCategory] = {c.id: _build(c) for c in CATEGORIES}
@@ -104,8 +103,7 @@ def compatible(changes: Plan) -> bool:
     return all(b.start > a.end for a, b in zip(ordered, ordered[1:], strict=False))
 
 
-def inject(sentence: Sentence, category_ids: Sequence[str],
-           rng: random.Random) -> Injected | None:
+def inject(sentence: Sentence, category_ids: Sequence[str], rng: random.Random) -> Injected | None:
     """Inject one error of each category; None if one does not apply or they collide."""
     changes = plan(sentence, category_ids, rng)
     return realise(sentence, changes) if changes else None

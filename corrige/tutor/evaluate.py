@@ -157,4 +157,3 @@ def evaluate(records: Iterable[Record | Sequence]) -> Metrics:
         gloss_category_match=_ratio(gloss_match, gloss_total, 0.0),
         per_category=per_category,
     )
-

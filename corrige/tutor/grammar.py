@@ -124,20 +124,17 @@ PERSON_OF_PRONOUN = {s.text: s.person for s in PRONOUNS.values()}
 
 def name_subject(name: str) -> Subj:
     male = name in lx.MALE_NAMES
-    return Subj((name,), "3s", "m" if male else "f", "his" if male else "her",
-                "him" if male else "her")
+    return Subj((name,), "3s", "m" if male else "f", "his" if male else "her", "him" if male else "her")
 
 
 def kin_subject(owner: str, noun: str) -> Subj:
     if noun in lx.KIN_PLURAL:
         return Subj((owner, noun), "3p", "", "their", "them")
     gender = lx.KIN_GENDER[noun]
-    return Subj((owner, noun), "3s", gender, "his" if gender == "m" else "her",
-                "him" if gender == "m" else "her")
+    return Subj((owner, noun), "3s", gender, "his" if gender == "m" else "her", "him" if gender == "m" else "her")
 
 
-def pick_subject(rng: random.Random, question: bool = False, third: bool = False,
-                 gendered: bool = False) -> Subj:
+def pick_subject(rng: random.Random, question: bool = False, third: bool = False, gendered: bool = False) -> Subj:
     """A subject: half pronouns, a quarter names, a quarter family noun phrases.
 
     ``third`` restricts to third person, ``gendered`` to subjects whose possessive is his/her.
@@ -163,16 +160,43 @@ def pick_subject(rng: random.Random, question: bool = False, third: bool = False
 # ---------------------------------------------------------------------------------------------
 # Building token lists
 # ---------------------------------------------------------------------------------------------
-_DETERMINERS = frozenset({"a", "an", "the", "some", "any", "this", "that", "these", "those",
-                          "many", "much", "every", "no"})
+_DETERMINERS = frozenset(
+    {"a", "an", "the", "some", "any", "this", "that", "these", "those", "many", "much", "every", "no"}
+)
 _POSSESSIVES = frozenset({"my", "your", "his", "her", "its", "our", "their"})
-_PREPOSITIONS = frozenset({"in", "at", "on", "to", "from", "with", "for", "about", "of", "by",
-                           "near", "after", "before", "along", "around", "than"})
-_ADJECTIVES = frozenset(a for group in lx.ADJ_GROUPS.values() for a in group) | frozenset(
-    lx.PROFESSION_ADJECTIVES) | lx.SHORT_ADJECTIVES | lx.LONG_ADJECTIVES
+_PREPOSITIONS = frozenset(
+    {
+        "in",
+        "at",
+        "on",
+        "to",
+        "from",
+        "with",
+        "for",
+        "about",
+        "of",
+        "by",
+        "near",
+        "after",
+        "before",
+        "along",
+        "around",
+        "than",
+    }
+)
+_ADJECTIVES = (
+    frozenset(a for group in lx.ADJ_GROUPS.values() for a in group)
+    | frozenset(lx.PROFESSION_ADJECTIVES)
+    | lx.SHORT_ADJECTIVES
+    | lx.LONG_ADJECTIVES
+)
 _NOUN_SG = frozenset(lx.DESCRIBABLE) | frozenset(lx.KIN_GENDER) | frozenset(lx.PROFESSIONS)
-_NOUN_PL = {plural(n): n for n in _NOUN_SG} | {"parents": "parent", "grandparents": "grandparent",
-                                                "neighbours": "neighbour", "shoes": "shoe"}
+_NOUN_PL = {plural(n): n for n in _NOUN_SG} | {
+    "parents": "parent",
+    "grandparents": "grandparent",
+    "neighbours": "neighbour",
+    "shoes": "shoe",
+}
 
 
 def _classify(word: str) -> tuple[str, dict[str, str]]:
@@ -243,8 +267,11 @@ class Builder:
 
     def _expand(self, slot: str, subj: Subj | None) -> str:
         choices = {
-            "{city}": lx.CITIES, "{country}": lx.COUNTRIES, "{day}": lx.DAYS,
-            "{month}": lx.MONTHS, "{lang}": lx.LANGUAGES,
+            "{city}": lx.CITIES,
+            "{country}": lx.COUNTRIES,
+            "{day}": lx.DAYS,
+            "{month}": lx.MONTHS,
+            "{lang}": lx.LANGUAGES,
             "{year}": tuple(str(y) for y in range(2005, 2023)),
         }
         if slot == "{p}":
@@ -278,8 +305,7 @@ class Builder:
             if tok.tag == "POSS" and tok.text == subj.poss and subj.gender:
                 tok.f["owner"] = subj.gender
 
-    def verb(self, subj: Subj, lemma: str, tense: str, neg: bool = False, q: bool = False,
-             **vflags: str) -> int:
+    def verb(self, subj: Subj, lemma: str, tense: str, neg: bool = False, q: bool = False, **vflags: str) -> int:
         """Add subject and verb chain (inverted for questions); returns the main verb index."""
         chain = verb_chain(lemma, tense, subj.person, neg, q)
         if q:
@@ -298,8 +324,9 @@ class Builder:
         return main
 
 
-def verb_chain(lemma: str, tense: str, person: str, neg: bool = False,
-               q: bool = False) -> list[tuple[str, str, dict[str, str]]]:
+def verb_chain(
+    lemma: str, tense: str, person: str, neg: bool = False, q: bool = False
+) -> list[tuple[str, str, dict[str, str]]]:
     """The verb tokens of a clause in statement order; for questions the first is the operator.
 
     tense: pres, past, prog, perf, will, going, can.
@@ -329,11 +356,12 @@ def verb_chain(lemma: str, tense: str, person: str, neg: bool = False,
                 out.append(("not", "NEG", {}))
             return out
         if tense == "perf":
-            return [(_have(s3, neg), "AUX", {"lemma": "have", "person": person}),
-                    ("been", "V", {**base, "form": "part"})]
+            return [
+                (_have(s3, neg), "AUX", {"lemma": "have", "person": person}),
+                ("been", "V", {**base, "form": "part"}),
+            ]
         if tense == "will":
-            return [("won't" if neg else "will", "AUX", {"lemma": "will"}),
-                    ("be", "V", {**base, "form": "base"})]
+            return [("won't" if neg else "will", "AUX", {"lemma": "will"}), ("be", "V", {**base, "form": "base"})]
     if tense in ("pres", "past"):
         if not neg and not q:
             return main("past" if tense == "past" else ("s3" if s3 else "base"))

@@ -103,8 +103,7 @@ def _suffix(adj: str, suffix: str) -> str:
 def verb_form(lemma: str, form: str) -> str:
     """Inflect a (possibly phrasal) verb; only the first word inflects ("get up" -> "got up")."""
     head, _, rest = lemma.partition(" ")
-    inflect = {"base": lambda v: v, "s3": third_person, "past": past, "part": participle,
-               "ing": gerund}[form]
+    inflect = {"base": lambda v: v, "s3": third_person, "past": past, "part": participle, "ing": gerund}[form]
     word = inflect(head)
     return f"{word} {rest}" if rest else word
 

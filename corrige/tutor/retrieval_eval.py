@@ -49,9 +49,34 @@ class LabelledQuery:
 # Sub-rule labelling
 # ---------------------------------------------------------------------------------------------
 
-_VOWEL_PASTS = {"drank", "swam", "sang", "began", "wrote", "drove", "rode", "spoke", "broke", "chose",
-                "woke", "won", "ran", "came", "got", "forgot", "ate", "gave", "took", "flew", "drew",
-                "grew", "wore", "knew", "saw", "sat"}
+_VOWEL_PASTS = {
+    "drank",
+    "swam",
+    "sang",
+    "began",
+    "wrote",
+    "drove",
+    "rode",
+    "spoke",
+    "broke",
+    "chose",
+    "woke",
+    "won",
+    "ran",
+    "came",
+    "got",
+    "forgot",
+    "ate",
+    "gave",
+    "took",
+    "flew",
+    "drew",
+    "grew",
+    "wore",
+    "knew",
+    "saw",
+    "sat",
+}
 _OUGHT_PASTS = {"bought", "brought", "thought", "taught", "caught", "fought"}
 _SAME_PASTS = {"read", "put", "cut", "hit", "cost", "let", "set", "shut"}
 _BE = {"is", "are", "am", "was", "were", "isn't", "aren't", "wasn't", "weren't"}
@@ -72,7 +97,7 @@ def _context(sentence: str, original: str, before: int = 25, after: int = 25) ->
     pos = low.find(orig)
     if pos < 0:
         return low, low
-    return low[max(0, pos - before):pos], low[pos + len(orig):pos + len(orig) + after]
+    return low[max(0, pos - before) : pos], low[pos + len(orig) : pos + len(orig) + after]
 
 
 def _past_irregular(o: str, r: str, s: str) -> str | None:
@@ -167,8 +192,10 @@ _PREPOSITION_CUES: tuple[tuple[str, str], ...] = (
     (r"\bdepend", "preposition_depend_on"),
     (r"\barriv", "preposition_arrive_at"),
     (r"\b(think|thinks|thought|thinking|dream|dreams|dreamt|dreamed|dreaming)\b", "preposition_think_about"),
-    (r"\b(wait|waits|waited|waiting|listen|listens|listened|listening|look|looks|looked|looking)\b",
-     "preposition_verb_needs"),
+    (
+        r"\b(wait|waits|waited|waiting|listen|listens|listened|listening|look|looks|looked|looking)\b",
+        "preposition_verb_needs",
+    ),
 )
 
 
@@ -278,8 +305,7 @@ def _past_marker(o: str, r: str, s: str) -> str | None:
 
 
 def _question_no_do(o: str, r: str, s: str) -> str | None:
-    return {"do": "question_do_present", "does": "question_does_third", "did": "question_did_past"}.get(
-        _words(r)[0])
+    return {"do": "question_do_present", "does": "question_does_third", "did": "question_did_past"}.get(_words(r)[0])
 
 
 def _question_order(o: str, r: str, s: str) -> str | None:
@@ -316,21 +342,37 @@ def _adverb(o: str, r: str, s: str) -> str | None:
 
 
 SUB_RULES: dict[str, Callable[[str, str, str], str | set[str] | None]] = {
-    "past_irregular": _past_irregular, "third_person": _third_person, "a_an": _a_an,
-    "profession_article": _profession, "generic_the": _generic, "age_have": _age,
-    "adjective_plural": _adjective_plural, "adjective_order": _adjective_order,
-    "missing_subject": _missing_subject, "double_negation": _double_negation,
-    "comparative": _comparative, "preposition": _preposition, "verb_pattern": _verb_pattern,
-    "collocation": _collocation, "uncountable": _uncountable, "there_is_plural": _there,
-    "purpose_for": _purpose, "present_perfect": _present_perfect, "past_marker": _past_marker,
-    "question_no_do": _question_no_do, "question_order": _question_order,
-    "possessive_his_her": _possessive, "capitalisation": _capitalisation,
-    "people_plural": _people, "adverb_position": _adverb,
+    "past_irregular": _past_irregular,
+    "third_person": _third_person,
+    "a_an": _a_an,
+    "profession_article": _profession,
+    "generic_the": _generic,
+    "age_have": _age,
+    "adjective_plural": _adjective_plural,
+    "adjective_order": _adjective_order,
+    "missing_subject": _missing_subject,
+    "double_negation": _double_negation,
+    "comparative": _comparative,
+    "preposition": _preposition,
+    "verb_pattern": _verb_pattern,
+    "collocation": _collocation,
+    "uncountable": _uncountable,
+    "there_is_plural": _there,
+    "purpose_for": _purpose,
+    "present_perfect": _present_perfect,
+    "past_marker": _past_marker,
+    "question_no_do": _question_no_do,
+    "question_order": _question_order,
+    "possessive_his_her": _possessive,
+    "capitalisation": _capitalisation,
+    "people_plural": _people,
+    "adverb_position": _adverb,
 }
 
 
-def expected_cards(category: str, original: str, replacement: str, sentence: str,
-                   cards: Sequence[Card]) -> tuple[frozenset[str], bool]:
+def expected_cards(
+    category: str, original: str, replacement: str, sentence: str, cards: Sequence[Card]
+) -> tuple[frozenset[str], bool]:
     """The acceptable card ids for one edit and whether a sub-rule was pinned.
 
     Unpinned (no matcher, or the matcher could not decide): every card of the category.
@@ -352,8 +394,9 @@ def expected_cards(category: str, original: str, replacement: str, sentence: str
 # ---------------------------------------------------------------------------------------------
 
 
-def generated_queries(cards: Sequence[Card], n_test: int = 900, seed: int = 0,
-                      per_category: int = 14) -> list[LabelledQuery]:
+def generated_queries(
+    cards: Sequence[Card], n_test: int = 900, seed: int = 0, per_category: int = 14
+) -> list[LabelledQuery]:
     """Single-error test examples, at most ``per_category`` per category (balanced)."""
     from corrige.tutor.data import make_splits
 
@@ -368,8 +411,7 @@ def generated_queries(cards: Sequence[Card], n_test: int = 900, seed: int = 0,
             continue
         relevant, pinned = expected_cards(e.category, e.original, e.replacement, ex.source, cards)
         taken[e.category] += 1
-        out.append(LabelledQuery(build_query(ex.source, [e], [e.category]), relevant, "generated",
-                                 e.category, pinned))
+        out.append(LabelledQuery(build_query(ex.source, [e], [e.category]), relevant, "generated", e.category, pinned))
     return out
 
 
@@ -388,8 +430,11 @@ def realistic_queries(cards: Sequence[Card]) -> list[LabelledQuery]:
         cat = ex.categories[0]
         e = edits[0]
         relevant, pinned = expected_cards(cat, e.original, e.replacement, ex.source, cards)
-        out.append(LabelledQuery(build_query(ex.source, [(e.original, e.replacement)], [cat]), relevant,
-                                 "realistic", cat, pinned))
+        out.append(
+            LabelledQuery(
+                build_query(ex.source, [(e.original, e.replacement)], [cat]), relevant, "realistic", cat, pinned
+            )
+        )
     return out
 
 
@@ -404,8 +449,7 @@ def hand_queries(cards: Sequence[Card], path: Path = HAND_QUERIES_PATH) -> list[
         if unknown:
             raise KeyError(f"{path.name}: query {q['text']!r} names unknown cards {unknown}")
         cats = [q["category"]] if q.get("category") else []
-        out.append(LabelledQuery(build_query(q["text"], (), cats), frozenset(wanted), "hand",
-                                 ids[wanted[0]].category))
+        out.append(LabelledQuery(build_query(q["text"], (), cats), frozenset(wanted), "hand", ids[wanted[0]].category))
     return out
 
 
@@ -447,7 +491,9 @@ class EvalReport:
             return {m: {f"recall@{k}": round(r.at(k), 4) for k in KS} | {"n": r.n} for m, r in recalls.items()}
 
         return {
-            "n_queries": self.n_queries, "n_pinned": self.n_pinned, "overall": table(self.overall),
+            "n_queries": self.n_queries,
+            "n_pinned": self.n_pinned,
+            "overall": table(self.overall),
             "by_source": {s: table(v) for s, v in self.by_source.items()},
             "by_category": {c: table(v) for c, v in sorted(self.by_category.items())},
         }
@@ -479,8 +525,7 @@ def evaluate(retriever: Retriever, queries: Sequence[LabelledQuery]) -> EvalRepo
         top = modes[-1]
         if not any(c in lq.relevant for c in ranked[top][:5]):
             misses.append((top, lq, ranked[top][:5]))
-    return EvalReport(overall, dict(by_source), dict(by_category), len(queries),
-                      sum(q.pinned for q in queries), misses)
+    return EvalReport(overall, dict(by_source), dict(by_category), len(queries), sum(q.pinned for q in queries), misses)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -488,8 +533,9 @@ def evaluate(retriever: Retriever, queries: Sequence[LabelledQuery]) -> EvalRepo
 # ---------------------------------------------------------------------------------------------
 
 
-def latency_ms(retriever: Retriever, queries: Sequence[LabelledQuery], k: int = 5,
-               repeats: int = 1, warmup: int = 5) -> dict[str, dict[str, float]]:
+def latency_ms(
+    retriever: Retriever, queries: Sequence[LabelledQuery], k: int = 5, repeats: int = 1, warmup: int = 5
+) -> dict[str, dict[str, float]]:
     """p50 / p95 / mean of ``Retriever.search_query`` per mode, in milliseconds.
 
     Modes are interleaved query by query so that background load hits them alike.
@@ -514,5 +560,10 @@ def _percentiles(samples: list[float]) -> dict[str, float]:
     def pct(p: float) -> float:
         return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered) + 0.5) - 1))]
 
-    return {"p50_ms": round(pct(50), 3), "p95_ms": round(pct(95), 3), "p99_ms": round(pct(99), 3),
-            "mean_ms": round(statistics.fmean(ordered), 3), "n": len(ordered)}
+    return {
+        "p50_ms": round(pct(50), 3),
+        "p95_ms": round(pct(95), 3),
+        "p99_ms": round(pct(99), 3),
+        "mean_ms": round(statistics.fmean(ordered), 3),
+        "n": len(ordered),
+    }

@@ -7,7 +7,7 @@ import pytest
 from corrige.tutor.categories import CATEGORY_IDS
 from corrige.tutor.knowledge import LEVELS, CardError, load_cards, sentences
 
-VALID = '''
+VALID = """
 [[card]]
 id = "{id}"
 category = "{category}"
@@ -18,7 +18,7 @@ examples = [
   {{ wrong = "She is married with a doctor.", right = "She is married to a doctor." }},
   {{ wrong = "He is married with Ana.", right = "He is married to Ana." }},
 ]
-'''
+"""
 
 
 def write(tmp_path, text, name="cards_test.toml"):
@@ -68,7 +68,7 @@ def test_unknown_category_names_file_card_and_choices(tmp_path):
     ("edit", "needle"),
     [
         (lambda t: t.replace('level = "A2"', 'level = "C2"'), "level"),
-        (lambda t: t.replace('title = "married to, no \'married with\'"\n', ""), "title"),
+        (lambda t: t.replace("title = \"married to, no 'married with'\"\n", ""), "title"),
         (lambda t: t + 'colour = "red"\n', "colour"),
         (lambda t: t.replace('right = "He is married to Ana."', 'right = "He is married with Ana."'), "same"),
         (lambda t: t.replace('id = "x_married"', 'id = "X Married"'), "id"),

@@ -12,7 +12,9 @@ def test_sub_rule_labels(cards):
         return reval.expected_cards(cat, o, r, s, cards)
 
     assert label("preposition", "with", "to", "He is married with Marta.") == (
-        frozenset({"preposition_married_to"}), True)
+        frozenset({"preposition_married_to"}),
+        True,
+    )
     assert label("preposition", "in", "on", "They will buy milk in Saturday.")[0] == {"preposition_on_days"}
     assert label("verb_pattern", "to study", "studying", "She doesn't enjoy to study.")[0] == {"verb_pattern_ing"}
     assert label("comparative", "most best", "best", "It was the most best trip.")[0] == {"comparative_irregular"}

@@ -9,9 +9,7 @@ from server_support import bundled_model_available
 from corrige.server.app import create_app
 from corrige.server.settings import Settings
 
-pytestmark = pytest.mark.skipif(
-    not bundled_model_available(), reason="the bundled model is not in corrige/models/seed"
-)
+pytestmark = pytest.mark.skipif(not bundled_model_available(), reason="the bundled model is not in corrige/models/seed")
 
 
 @pytest.fixture(scope="module")

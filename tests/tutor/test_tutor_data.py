@@ -110,11 +110,14 @@ def test_same_corpus_in_another_process():
     import subprocess
     import sys
 
-    code = ("from corrige.tutor.data import make_splits\n"
-            "sp = make_splits(seed=11, n_train=300, n_dev=50, n_test=50)\n"
-            "print('|'.join(e.target for v in sp.values() for e in v))")
+    code = (
+        "from corrige.tutor.data import make_splits\n"
+        "sp = make_splits(seed=11, n_train=300, n_dev=50, n_test=50)\n"
+        "print('|'.join(e.target for v in sp.values() for e in v))"
+    )
     env = dict(os.environ, PYTHONHASHSEED="123")
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         check=True).stdout.strip()
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
     here = make_splits(seed=11, n_train=300, n_dev=50, n_test=50)
     assert out == "|".join(e.target for v in here.values() for e in v)

@@ -16,7 +16,15 @@ def _check(source, corrected, gloss=None):
 
 def test_tokenize_keeps_contractions():
     assert [t.text for t in tokenize("I don't know, it's 5 o'clock.")] == [
-        "I", "don't", "know", ",", "it's", "5", "o'clock", "."]
+        "I",
+        "don't",
+        "know",
+        ",",
+        "it's",
+        "5",
+        "o'clock",
+        ".",
+    ]
 
 
 def test_no_change():
@@ -24,50 +32,51 @@ def test_no_change():
 
 
 def test_replacement():
-    assert _check("Yesterday I goed to the store.", "Yesterday I went to the store.",
-                  "pasado irregular: goed → went") == [("goed", "went", "past_irregular")]
+    assert _check(
+        "Yesterday I goed to the store.", "Yesterday I went to the store.", "pasado irregular: goed → went"
+    ) == [("goed", "went", "past_irregular")]
 
 
 def test_insertion_is_widened_to_the_next_word():
-    assert _check("I am teacher.", "I am a teacher.",
-                  "artículo con profesión: teacher → a teacher") == [
-        ("teacher", "a teacher", "profession_article")]
+    assert _check("I am teacher.", "I am a teacher.", "artículo con profesión: teacher → a teacher") == [
+        ("teacher", "a teacher", "profession_article")
+    ]
 
 
 def test_insertion_before_final_punctuation_uses_previous_word():
-    assert _check("I like football.", "I like football very much.") == [
-        ("football", "football very much", "other")]
+    assert _check("I like football.", "I like football very much.") == [("football", "football very much", "other")]
 
 
 def test_deletion():
-    assert _check("I am agree with you.", "I agree with you.",
-                  "patrón verbal: am agree → agree") == [("am agree", "agree", "verb_pattern")]
+    assert _check("I am agree with you.", "I agree with you.", "patrón verbal: am agree → agree") == [
+        ("am agree", "agree", "verb_pattern")
+    ]
     assert _check("The life is hard.", "Life is hard.") == [("The life", "Life", "other")]
 
 
 def test_swap_is_one_edit():
-    assert _check("I have a car red.", "I have a red car.",
-                  "orden del adjetivo: car red → red car") == [
-        ("car red", "red car", "adjective_order")]
+    assert _check("I have a car red.", "I have a red car.", "orden del adjetivo: car red → red car") == [
+        ("car red", "red car", "adjective_order")
+    ]
 
 
 def test_two_edits_get_their_own_categories():
-    got = _check("He go to school in monday.", "He goes to school on Monday.",
-                 "tercera persona: go → goes; preposición: in → on; mayúscula: monday → Monday")
-    assert got == [("go", "goes", "third_person"),
-                   ("in monday", "on Monday", "preposition")]
+    got = _check(
+        "He go to school in monday.",
+        "He goes to school on Monday.",
+        "tercera persona: go → goes; preposición: in → on; mayúscula: monday → Monday",
+    )
+    assert got == [("go", "goes", "third_person"), ("in monday", "on Monday", "preposition")]
 
 
 def test_item_is_found_where_the_edit_is():
     # "in" occurs twice; the gloss item belongs to the second one.
-    got = _check("We swim in the lake in Sunday.", "We swim in the lake on Sunday.",
-                 "preposición: in → on")
+    got = _check("We swim in the lake in Sunday.", "We swim in the lake on Sunday.", "preposición: in → on")
     assert got == [("in", "on", "preposition")]
 
 
 def test_one_item_can_explain_two_edits():
-    got = _check("I have 20 years.", "I am 20 years old.",
-                 "edad con be: have 20 years → am 20 years old")
+    got = _check("I have 20 years.", "I am 20 years old.", "edad con be: have 20 years → am 20 years old")
     assert got == [("have", "am", "age_have"), ("years", "years old", "age_have")]
 
 
@@ -75,11 +84,10 @@ def test_edit_key():
     assert Edit(1, 3, "ab", "cd", "x").key == (1, 3, "cd")
 
 
-vocab = st.sampled_from(["I", "you", "like", "tea", "the", "a", "red", "car", "went", "go",
-                         "to", "school", "don't"])
+vocab = st.sampled_from(["I", "you", "like", "tea", "the", "a", "red", "car", "went", "go", "to", "school", "don't"])
 sentences = st.lists(st.tuples(vocab, st.booleans()), min_size=1, max_size=8).map(
-    lambda ws: " ".join(w + ("," if comma and k < len(ws) - 1 else "")
-                        for k, (w, comma) in enumerate(ws)) + ".")
+    lambda ws: " ".join(w + ("," if comma and k < len(ws) - 1 else "") for k, (w, comma) in enumerate(ws)) + "."
+)
 
 
 @given(sentences, sentences)

@@ -48,8 +48,7 @@ def test_every_category_generates_exact_examples(sampler, category):
             assert edit.original and edit.replacement and edit.original != edit.replacement
         items = split_gloss(ex.gloss)
         assert [i.category for i in items] == ex.categories
-        assert [(i.original, i.replacement) for i in items] == [
-            (e.original, e.replacement) for e in ex.edits]
+        assert [(i.original, i.replacement) for i in items] == [(e.original, e.replacement) for e in ex.edits]
         assert TARGET_SEPARATOR not in ex.gloss
         assert ex.gloss.count(ARROW) == len(ex.edits)
 
@@ -70,19 +69,24 @@ def test_worked_examples():
     he = PRONOUNS["he"]
     i = PRONOUNS["I"]
     assert _one("third_person", lambda b: (b.verb(he, "go", "pres"), b.phrase("to school"))) == (
-        "He go to school.", "tercera persona: go → goes")
+        "He go to school.",
+        "tercera persona: go → goes",
+    )
     assert _one("past_irregular", lambda b: (b.verb(i, "go", "past"), b.phrase("home"))) == (
-        "I goed home.", "pasado irregular: goed → went")
+        "I goed home.",
+        "pasado irregular: goed → went",
+    )
     assert _one("a_an", lambda b: (b.verb(i, "eat", "pres"), b.phrase("an apple"))) == (
-        "I eat a apple.", "artículo a/an: a → an")
+        "I eat a apple.",
+        "artículo a/an: a → an",
+    )
 
     def teacher(b):
         b.verb(i, "be", "pres")
         b.add("a", "DET", pa="1")
         b.add("teacher", "N")
 
-    assert _one("profession_article", teacher) == (
-        "I am teacher.", "artículo con profesión: teacher → a teacher")
+    assert _one("profession_article", teacher) == ("I am teacher.", "artículo con profesión: teacher → a teacher")
 
     def raining(b):
         b.add("it", "S", person="3s", dummy="1")
@@ -96,18 +100,17 @@ def test_worked_examples():
         b.toks[v].f["age"] = "1"
         b.phrase("20 years old")
 
-    assert _one("age_have", age) == ("I have 20 years.", "edad con be: have 20 years → am 20 "
-                                                         "years old")
+    assert _one("age_have", age) == ("I have 20 years.", "edad con be: have 20 years → am 20 years old")
 
     def life(b):
         b.add("life", "N", gen="1")
         b.phrase("is hard")
 
-    assert _one("generic_the", life) == ("The life is hard.",
-                                         "artículo genérico: The life → Life")
-    assert _one("adjective_order", lambda b: (b.verb(i, "have", "pres"),
-                                              b.phrase("an old car"))) == (
-        "I have a car old.", "orden del adjetivo: a car old → an old car")
+    assert _one("generic_the", life) == ("The life is hard.", "artículo genérico: The life → Life")
+    assert _one("adjective_order", lambda b: (b.verb(i, "have", "pres"), b.phrase("an old car"))) == (
+        "I have a car old.",
+        "orden del adjetivo: a car old → an old car",
+    )
 
 
 def test_several_errors_in_sentence_order(sampler):
@@ -115,8 +118,9 @@ def test_several_errors_in_sentence_order(sampler):
     seen = 0
     for _ in range(3000):
         sentence = sampler.probe.functions["act"](rng)
-        cats = [c for c in ("third_person", "a_an", "capitalisation", "preposition")
-                if CATALOGUE[c].propose(sentence, rng)]
+        cats = [
+            c for c in ("third_person", "a_an", "capitalisation", "preposition") if CATALOGUE[c].propose(sentence, rng)
+        ]
         injected = inject(sentence, cats, rng) if len(cats) >= 2 else None
         if injected is None:
             continue

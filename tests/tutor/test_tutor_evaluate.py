@@ -15,17 +15,21 @@ def test_f_beta():
 def test_hand_computed_corpus():
     records = [
         # 1. erroneous, fixed exactly: tp=1
-        Record("He go home.", "He goes home.", "He goes home.", "tercera persona: go → goes",
-               False, ["third_person"]),
+        Record("He go home.", "He goes home.", "He goes home.", "tercera persona: go → goes", False, ["third_person"]),
         # 2. correct source, left alone: nothing
         Record("I like tea.", "I like tea.", "I like tea.", "sin errores", False, []),
         # 3. correct source changed (false alarm): fp=1
-        Record("I like tea.", "I like tea.", "I like the tea.",
-               "artículo genérico: tea → the tea", False, []),
+        Record("I like tea.", "I like tea.", "I like the tea.", "artículo genérico: tea → the tea", False, []),
         # 4. two reference edits, one found, plus a wrong one: tp=1, fp=1, fn=1
-        Record("She have a car in Monday.", "She has a car on Monday.",
-               "She has a big car in Monday.", None, False, ["third_person", "preposition"],
-               "tercera persona: have → has; preposición: in → on"),
+        Record(
+            "She have a car in Monday.",
+            "She has a car on Monday.",
+            "She has a big car in Monday.",
+            None,
+            False,
+            ["third_person", "preposition"],
+            "tercera persona: have → has; preposición: in → on",
+        ),
         # 5. abstained on an erroneous sentence: fn=1, counts as unchanged
         Record("I have 20 years.", "I am 20 years old.", "", None, True, ["age_have"]),
     ]

@@ -23,12 +23,10 @@ def test_round_trip():
 
 
 def test_split_on_last_separator():
-    assert parse_target("either / or is fine. / sin errores") == ("either / or is fine.",
-                                                                  "sin errores")
+    assert parse_target("either / or is fine. / sin errores") == ("either / or is fine.", "sin errores")
 
 
-@pytest.mark.parametrize("bad", ["", "no separator here", " / sin errores", "Hello. / ",
-                                 "Hello./sin errores"])
+@pytest.mark.parametrize("bad", ["", "no separator here", " / sin errores", "Hello. / ", "Hello./sin errores"])
 def test_unparsable_targets(bad):
     assert parse_target(bad) is None
 
@@ -41,8 +39,7 @@ def test_render_target_rejects_separator_in_gloss():
 def test_split_gloss_items_and_categories():
     gloss = "tercera persona: go → goes; artículo a/an: a → an"
     items = split_gloss(gloss)
-    assert items == [GlossItem("tercera persona", "go", "goes"),
-                     GlossItem("artículo a/an", "a", "an")]
+    assert items == [GlossItem("tercera persona", "go", "goes"), GlossItem("artículo a/an", "a", "an")]
     assert [i.category for i in items] == ["third_person", "a_an"]
     assert render_gloss(items) == gloss
     assert split_gloss(NO_ERRORS_GLOSS) == []
@@ -58,8 +55,10 @@ def test_split_gloss_skips_malformed_items():
 words = st.text(alphabet="abcdefghij ", min_size=1, max_size=12).map(str.strip).filter(bool)
 
 
-@given(st.lists(st.tuples(st.sampled_from(["tercera persona", "comparativo", "mayúscula"]),
-                          words, words), max_size=3), words)
+@given(
+    st.lists(st.tuples(st.sampled_from(["tercera persona", "comparativo", "mayúscula"]), words, words), max_size=3),
+    words,
+)
 def test_gloss_and_target_round_trip(items, corrected):
     gloss = render_gloss([GlossItem(*i) for i in items])
     assert split_gloss(gloss) == [GlossItem(*i) for i in items]

@@ -59,17 +59,33 @@ def test_every_template_generates():
 @pytest.mark.parametrize(
     ("fn", "word", "expected"),
     [
-        (past, "go", "went"), (past, "study", "studied"), (past, "stop", "stopped"),
-        (past, "travel", "travelled"), (past, "live", "lived"), (past, "play", "played"),
-        (third_person, "watch", "watches"), (third_person, "study", "studies"),
-        (third_person, "have", "has"), (third_person, "play", "plays"),
-        (gerund, "swim", "swimming"), (gerund, "write", "writing"), (gerund, "see", "seeing"),
-        (plural, "city", "cities"), (plural, "child", "children"), (plural, "bus", "buses"),
-        (plural, "day", "days"), (comparative, "big", "bigger"), (comparative, "easy", "easier"),
-        (comparative, "good", "better"), (comparative, "expensive", "more expensive"),
-        (superlative, "nice", "nicest"), (superlative, "bad", "worst"),
-        (article_for, "apple", "an"), (article_for, "hour", "an"),
-        (article_for, "university", "a"), (article_for, "car", "a"),
+        (past, "go", "went"),
+        (past, "study", "studied"),
+        (past, "stop", "stopped"),
+        (past, "travel", "travelled"),
+        (past, "live", "lived"),
+        (past, "play", "played"),
+        (third_person, "watch", "watches"),
+        (third_person, "study", "studies"),
+        (third_person, "have", "has"),
+        (third_person, "play", "plays"),
+        (gerund, "swim", "swimming"),
+        (gerund, "write", "writing"),
+        (gerund, "see", "seeing"),
+        (plural, "city", "cities"),
+        (plural, "child", "children"),
+        (plural, "bus", "buses"),
+        (plural, "day", "days"),
+        (comparative, "big", "bigger"),
+        (comparative, "easy", "easier"),
+        (comparative, "good", "better"),
+        (comparative, "expensive", "more expensive"),
+        (superlative, "nice", "nicest"),
+        (superlative, "bad", "worst"),
+        (article_for, "apple", "an"),
+        (article_for, "hour", "an"),
+        (article_for, "university", "a"),
+        (article_for, "car", "a"),
     ],
 )
 def test_morphology(fn, word, expected):
@@ -77,8 +93,7 @@ def test_morphology(fn, word, expected):
 
 
 def test_render_capitalises_and_attaches_punctuation():
-    text, spans = render(["it", "is", "cold", ",", "isn't", "it", "?"],
-                         [False, False, False, True, False, False, True])
+    text, spans = render(["it", "is", "cold", ",", "isn't", "it", "?"], [False, False, False, True, False, False, True])
     assert text == "It is cold, isn't it?"
     assert text[spans[0][0] : spans[0][1]] == "It"
     assert text[spans[4][0] : spans[4][1]] == "isn't"
@@ -88,15 +103,24 @@ def test_phrase_notation_and_tags():
     b = Builder(random.Random(1))
     b.phrase("at|p=in_the night with {p} red cars", None)
     tags = [(t.text, t.tag) for t in b.toks]
-    assert tags == [("at", "PREP"), ("night", "X"), ("with", "PREP"), ("my", "POSS"),
-                    ("red", "ADJ"), ("cars", "N")]
+    assert tags == [("at", "PREP"), ("night", "X"), ("with", "PREP"), ("my", "POSS"), ("red", "ADJ"), ("cars", "N")]
     assert b.toks[0].f["p"] == "in the"
     assert b.toks[5].f["number"] == "pl"
 
 
 def test_vocabulary_has_several_hundred_words():
-    words = set(lx.MALE_NAMES + lx.FEMALE_NAMES + lx.PROFESSIONS + lx.CITIES + lx.COUNTRIES
-                + lx.NATIONALITIES + lx.LANGUAGES + lx.DAYS + lx.MONTHS + lx.SPORTS)
+    words = set(
+        lx.MALE_NAMES
+        + lx.FEMALE_NAMES
+        + lx.PROFESSIONS
+        + lx.CITIES
+        + lx.COUNTRIES
+        + lx.NATIONALITIES
+        + lx.LANGUAGES
+        + lx.DAYS
+        + lx.MONTHS
+        + lx.SPORTS
+    )
     words |= set(lx.IRREGULAR) | set(lx.ACTIVITIES) | set(lx.PLACES) | set(lx.DESCRIBABLE)
     words |= {a for group in lx.ADJ_GROUPS.values() for a in group}
     for phrases in list(lx.ACTIVITIES.values()) + list(lx.PLACES.values()):

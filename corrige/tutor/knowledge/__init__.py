@@ -95,8 +95,14 @@ class Card(BaseModel):
     def summary(self) -> dict[str, object]:
         """What a response shows: id, title, short explanation and one example."""
         ex = self.examples[0]
-        return {"id": self.id, "title": self.title, "category": self.category, "level": self.level,
-                "explanation": self.short_explanation, "example": {"wrong": ex.wrong, "right": ex.right}}
+        return {
+            "id": self.id,
+            "title": self.title,
+            "category": self.category,
+            "level": self.level,
+            "explanation": self.short_explanation,
+            "example": {"wrong": ex.wrong, "right": ex.right},
+        }
 
 
 def sentences(text: str) -> list[str]:
