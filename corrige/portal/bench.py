@@ -30,6 +30,7 @@ from rich.console import Console
 from rich.table import Table
 
 from corrige.bench.servers import LabServer
+from corrige.tutor.agent import BUNDLED_MODEL
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +142,7 @@ def run_portal_bench(
     result = {
         "command": f"corrige bench portal --rounds {rounds} --warmup {warmup} --batching {batching}",
         "machine": machine_info("1"),
-        "model": str(model) if model else "bundled (corrige/models/tutor)",
+        "model": str(model) if model else f"bundled ({BUNDLED_MODEL.relative_to(BUNDLED_MODEL.parents[2])})",
         "settings": {"rounds": rounds, "warmup": warmup, "batching": batching, "questions": len(questions)},
         "series": [asdict(r) for r in rows],
         "figures": {k: round(v, 3) for k, v in figures.items()},
