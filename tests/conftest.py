@@ -8,6 +8,21 @@ import pytest
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def state_home(tmp_path_factory):
+    """The servers' default files (trace store, portal database, quiz bank cache) go to one
+    temporary directory for the whole run, never to the user's ~/.local/state. Session-wide
+    and set before any other fixture, so module-scoped apps and subprocess servers see it too."""
+    path = tmp_path_factory.mktemp("state-home")
+    before = os.environ.get("XDG_STATE_HOME")
+    os.environ["XDG_STATE_HOME"] = str(path)
+    yield path
+    if before is None:
+        os.environ.pop("XDG_STATE_HOME", None)
+    else:
+        os.environ["XDG_STATE_HOME"] = before
+
+
 @pytest.fixture(autouse=True)
 def clean_environment(monkeypatch):
     """Settings come from each test, never from the developer's CORRIGE_* variables."""
