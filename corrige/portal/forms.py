@@ -12,15 +12,12 @@ judges every other body, and a form body it cannot decode is left for the guard 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
-from typing import Any
+from collections.abc import Iterable
 from urllib.parse import parse_qsl
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from corrige.server.guards import replay_body
 
 FORM_TYPE = b"application/x-www-form-urlencoded"
 
@@ -60,14 +57,14 @@ class FormPostMiddleware:
         raw = b"".join(chunks)
         fields = _decode(raw) if not more else None
         if fields is None:  # too large or not UTF-8: replay it as it came and let the guard answer
-            await self.app(scope, _replay(raw, more, receive), send)
+            await self.app(scope, replay_body(raw, more, receive), send)
             return
         body = json.dumps(fields, ensure_ascii=False).encode()
         headers = [(k, v) for k, v in scope["headers"] if k not in (b"content-type", b"content-length")]
         headers += [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
         scope = {**scope, "headers": headers}
         scope.setdefault("state", {})["portal_form"] = True
-        await self.app(scope, _replay(body, False, receive), send)
+        await self.app(scope, replay_body(body, False, receive), send)
 
 
 def _decode(raw: bytes) -> dict[str, str] | None:
@@ -77,16 +74,3 @@ def _decode(raw: bytes) -> dict[str, str] | None:
         return dict(parse_qsl(text, keep_blank_values=True, strict_parsing=False, errors="strict"))
     except (UnicodeDecodeError, ValueError):
         return None
-
-
-def _replay(body: bytes, more: bool, receive: Receive) -> Receive:
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": more}
-        return await receive()
-
-    return replay

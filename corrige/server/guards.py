@@ -195,16 +195,7 @@ class BodyGuardMiddleware:
         if meta is not None:  # for the trace: the guards ended here, validation starts
             meta.guards_done_at = time.perf_counter()
             meta.bytes_in = len(body)
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replay_body(body, False, receive), send)
 
     async def _read(self, receive: Receive) -> bytes | None:
         chunks, size = [], 0
@@ -223,6 +214,20 @@ class BodyGuardMiddleware:
     async def _too_large(self, send: Send, request_id: str | None) -> None:
         message = f"the body is larger than {self.max_bytes} bytes"
         await send_error(send, 413, "body_too_large", message, request_id, {"Connection": "close"})
+
+
+def replay_body(body: bytes, more: bool, receive: Receive) -> Receive:
+    """A `receive` that hands the app a body already read, then defers to the real one."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": more}
+        return await receive()
+
+    return replay
 
 
 # ---------------------------------------------------------------- input filter
