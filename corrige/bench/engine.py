@@ -39,7 +39,16 @@ OUTPUT_MIX = {"short": (8, 0.4), "typical": (20, 0.4), "long": (36, 0.2)}  # tok
 class WorkItem:
     prompt: list[int]
     max_tokens: int
-    kind: str  # short | typical | long
+    kind: str  # short | typical | long; tutor for real corrections
+    stop_token_ids: tuple[int, ...] = ()  # none: exactly max_tokens tokens (stop tokens ignored)
+
+    def params(self):
+        from corrige.engine import SamplingParams
+
+        if not self.stop_token_ids:
+            return SamplingParams(max_tokens=self.max_tokens, ignore_eos=True)
+        # what the server asks for a correction: stop at eos, with log-probabilities
+        return SamplingParams(max_tokens=self.max_tokens, stop_token_ids=self.stop_token_ids, logprobs=True)
 
 
 @dataclass
@@ -62,6 +71,9 @@ class Cell:
     # core). For threads, per worker step instead: its loop thread only admits and retires.
     overhead_cpu: float
     overhead_wall: float
+    speculative_tokens: int = 0
+    steps_per_request: float = 0.0  # model steps per finished request (a step serves the whole batch)
+    acceptance: float = 0.0  # share of guessed tokens kept
 
 
 def limit_blas_threads(n: int) -> str:
@@ -118,8 +130,6 @@ class _ClosedLoop:
         return len(self.samples) >= self.last - self.first or time.monotonic() > self.stop_at
 
     async def _client(self) -> None:
-        from corrige.engine import SamplingParams
-
         while len(self.window) < 2:
             index, self.issued = self.issued, self.issued + 1
             item = self.workload[index % len(self.workload)]
@@ -128,8 +138,7 @@ class _ClosedLoop:
                 self.window.append(start)
                 self.snapshots.append(self.engine.snapshot())
                 self.stop_at = start + self.duration
-            params = SamplingParams(max_tokens=item.max_tokens, ignore_eos=True)
-            output = await self.engine.generate(item.prompt, params)
+            output = await self.engine.generate(item.prompt, item.params())
             end = time.monotonic()
             self.completions.append((end, len(output.token_ids)))
             if self.first <= index < self.last:
@@ -142,7 +151,17 @@ class _ClosedLoop:
         await asyncio.gather(*(self._client() for _ in range(self.clients)))
 
 
-def run_cell(weights, policy: str, clients: int, workload, requests: int, duration: float, threads: int) -> Cell:
+def run_cell(
+    weights,
+    policy: str,
+    clients: int,
+    workload,
+    requests: int,
+    duration: float,
+    threads: int,
+    speculative_tokens: int = 0,
+    draft_corpus: tuple[int, ...] = (),
+) -> Cell:
     import numpy as np
 
     from corrige.engine import Engine, EngineConfig
@@ -155,9 +174,10 @@ def run_cell(weights, policy: str, clients: int, workload, requests: int, durati
         max_waiting=1024,
         queue_timeout_s=None,
         n_threads=threads,
+        speculative_tokens=speculative_tokens,
     )
     steps = []
-    with Engine(weights, config) as engine:
+    with Engine(weights, config, draft_corpus=draft_corpus) as engine:
         engine.subscribe(on_step=steps.append)
         load = _ClosedLoop(engine, workload, clients, requests, duration)
         asyncio.run(load.run())
@@ -186,6 +206,9 @@ def run_cell(weights, policy: str, clients: int, workload, requests: int, durati
         mean_batch=float(np.mean([s.batch_size for s in window_steps])) if window_steps else 0.0,
         overhead_cpu=1 - model[0] / busy[0] if busy[0] else 0.0,
         overhead_wall=1 - model[1] / busy[1] if busy[1] else 0.0,
+        speculative_tokens=speculative_tokens,
+        steps_per_request=(after.steps - before.steps) / max(len(finished), 1),
+        acceptance=(after.accepted_tokens - before.accepted_tokens) / max(after.draft_tokens - before.draft_tokens, 1),
     )
 
 

@@ -66,6 +66,33 @@ def bench_engine(
     )
 
 
+@bench_app.command("speculative")
+def bench_speculative(
+    policies: Annotated[str, typer.Option(help="Comma-separated: none, static, continuous.")] = "none,continuous",
+    clients: Annotated[str, typer.Option(help="Comma-separated concurrent closed-loop clients.")] = "1,8,32,64",
+    tokens: Annotated[int, typer.Option(help="Guessed tokens per request per step when on.")] = 8,
+    rounds: Annotated[int, typer.Option(help="Off/on pairs per cell (medians are reported).")] = 3,
+    requests: Annotated[int, typer.Option(help="Measured requests per run (0: max(200, 8 x clients)).")] = 0,
+    duration: Annotated[float, typer.Option(help="Seconds per run at most; requests in flight then finish.")] = 2.0,
+    model: Annotated[Path | None, typer.Option(help="Model directory (default: the bundled tutor).")] = None,
+    output: Annotated[Path | None, typer.Option(help="Write the results as JSON here.")] = None,
+) -> None:
+    """Prompt-lookup speculative decoding off vs on, in process, on real corrections: req/s, p50, steps."""
+    from corrige.bench.speculative import run_speculative_bench
+
+    run_speculative_bench(
+        console,
+        policies=[p.strip() for p in policies.split(",")],
+        clients=[int(c) for c in clients.split(",")],
+        speculative_tokens=tokens,
+        rounds=rounds,
+        requests=requests,
+        duration=duration,
+        model=model,
+        output=output,
+    )
+
+
 @bench_app.command("http")
 def bench_http(
     requests: Annotated[int, typer.Option(help="Measured corrections each way (HTTP and in process).")] = 400,

@@ -238,6 +238,9 @@ def serve(
     n_slots: Annotated[int | None, typer.Option(help="KV cache slots (requests in flight).")] = None,
     threads: Annotated[int | None, typer.Option(help="Worker threads of --batching threads.")] = None,
     queue_timeout: Annotated[float | None, typer.Option(help="Seconds a request may wait for the model (504).")] = None,
+    speculative_tokens: Annotated[
+        int | None, typer.Option(help="Guessed tokens checked per request per step (prompt lookup); 0: off.")
+    ] = None,
     rate_limit: Annotated[float | None, typer.Option(help="Requests/s per client; 0 disables the limit.")] = None,
     max_body_bytes: Annotated[int | None, typer.Option(help="Larger request bodies get 413.")] = None,
     drain_grace: Annotated[float | None, typer.Option(help="Seconds in-flight requests get on SIGTERM.")] = None,
@@ -258,6 +261,7 @@ def serve(
         "n_slots": n_slots,
         "n_threads": threads,
         "queue_timeout_s": queue_timeout,
+        "speculative_tokens": speculative_tokens,
         "rate_limit": rate_limit,
         "max_body_bytes": max_body_bytes,
         "drain_grace_s": drain_grace,

@@ -27,12 +27,20 @@ class EngineConfig:
     prefill_token_budget: int = 256  # continuous: prompt tokens admitted per step (one prompt always fits)
     queue_timeout_s: float | None = 30.0  # waiting longer than this for a slot fails with `DeadlineExceeded`
     n_threads: int = 4  # threads: worker threads, each running one request at a time
+    # Speculative decoding by prompt lookup (none, static, continuous; greedy requests only): each
+    # step also feeds up to this many guessed tokens per request and keeps those greedy agrees
+    # with, so the output is unchanged and a request needs fewer steps. 0 turns it off.
+    speculative_tokens: int = 0
+    speculative_token_budget: int = 128  # guessed tokens per step in all, shared by the running requests
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "policy", Policy(self.policy))
         for name in ("n_slots", "max_batch", "max_waiting", "prefill_token_budget", "n_threads"):
             if getattr(self, name) < 1:
                 raise ValueError(f"EngineConfig.{name} must be at least 1, got {getattr(self, name)}")
+        for name in ("speculative_tokens", "speculative_token_budget"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"EngineConfig.{name} must not be negative, got {getattr(self, name)}")
         if self.max_wait_ms < 0:
             raise ValueError(f"EngineConfig.max_wait_ms must not be negative, got {self.max_wait_ms}")
         if self.queue_timeout_s is not None and self.queue_timeout_s <= 0:

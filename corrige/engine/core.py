@@ -20,6 +20,7 @@ from corrige.engine.request import Request, RequestOutput, TokenEvent
 from corrige.engine.runner import ModelRunner, record_logprobs
 from corrige.engine.scheduler import Scheduler, make_scheduler
 from corrige.engine.stats import StepStats
+from corrige.model.lookup import LookupTable
 from corrige.model.numpy_gpt import RuntimeWeights
 
 logger = logging.getLogger(__name__)
@@ -100,12 +101,16 @@ class EngineCore(SchedulerBackedCore):
     """Scheduler + slot pool + model runner for the none, static and continuous policies."""
 
     def __init__(
-        self, weights: RuntimeWeights, config: EngineConfig, clock: Callable[[], float] = time.monotonic
+        self,
+        weights: RuntimeWeights,
+        config: EngineConfig,
+        clock: Callable[[], float] = time.monotonic,
+        draft_corpus: LookupTable | None = None,
     ) -> None:
         self.config = config
         self.clock = clock
         self.pool = SlotPool(weights.cfg, config.n_slots)
-        self.scheduler = make_scheduler(config, self.pool, weights.cfg.n_ctx)
+        self.scheduler = make_scheduler(config, self.pool, weights.cfg.n_ctx, draft_corpus)
         self.runner = ModelRunner(weights, self.pool.cache)
 
     def step(self) -> StepResult:
@@ -126,13 +131,17 @@ class EngineCore(SchedulerBackedCore):
         now = self.clock()
         for row in rows:
             row.record_step(output.batch_size, ran.model_cpu_s)
-        record_logprobs(rows, ran.logprobs)
+        before = [len(r.output_token_ids) for r in rows]
         finished = scheduler.update_from_output(output, ran.sampled_token_ids, now)
-        result.events.extend(
-            (r, TokenEvent(r.request_id, token, len(r.output_token_ids) - 1))
-            for r, token in zip(rows, ran.sampled_token_ids, strict=True)
-            if r.stream
-        )
+        record_logprobs(rows, ran.logprobs, before)
+        new_tokens = 0
+        for r, n in zip(rows, before, strict=True):
+            taken = len(r.output_token_ids) - n
+            new_tokens += taken
+            if r.stream:
+                result.events.extend(
+                    (r, TokenEvent(r.request_id, r.output_token_ids[i], i)) for i in range(n, n + taken)
+                )
         result.finish(finished)
         result.steps.append(
             StepStats(
@@ -150,6 +159,9 @@ class EngineCore(SchedulerBackedCore):
                 sample_s=ran.sample_s,
                 step_cpu_s=time.thread_time() - start_cpu,
                 model_cpu_s=ran.model_cpu_s,
+                num_output_tokens=new_tokens,
+                num_draft_tokens=output.num_draft_tokens,
+                num_accepted_tokens=new_tokens - output.batch_size,
             )
         )
         return result

@@ -14,6 +14,7 @@ import numpy as np
 
 from corrige.engine.errors import EngineError, InvalidRequest
 from corrige.engine.stats import RequestStats
+from corrige.model.lookup import PromptLookup
 
 
 class RequestStatus(StrEnum):
@@ -113,6 +114,7 @@ class Request:
     batch_size_sum: int = 0
     prefill_batch_size: int = 0
     model_cpu_s: float = 0.0
+    lookup: PromptLookup | None = None  # prompt and output so far, indexed for guesses (speculative decoding)
     _generator: np.random.Generator | None = None
 
     @property
@@ -134,6 +136,8 @@ class Request:
         """Record a generated token; return why generation ends here, if it does."""
         self.output_token_ids.append(token_id)
         self.token_times.append(now)
+        if self.lookup is not None:
+            self.lookup.append(token_id)
         if not self.params.ignore_eos and token_id in self.params.stop_token_ids:
             return FinishReason.STOP
         if len(self.output_token_ids) >= self.params.max_tokens or self.num_tokens >= n_ctx:

@@ -6,6 +6,10 @@ threads policy shares one runner between its workers (each writes only its own s
 
 Rows whose request asked for log-probabilities also get log softmax(logits)[token], computed
 for those rows only, one vectorised pass per logits array.
+
+With speculative decoding, a decode row also feeds its guessed next tokens; the runner checks
+them all in one multi-token pass and returns every token greedy decoding agrees with (see
+`accept`), so a row may get several tokens from one step.
 """
 
 from __future__ import annotations
@@ -17,53 +21,71 @@ from dataclasses import dataclass
 import numpy as np
 
 from corrige.engine.request import Request
-from corrige.engine.sampling import sample_tokens
+from corrige.engine.sampling import sample_one, sample_tokens
 from corrige.engine.scheduler import SchedulerOutput
 from corrige.model.numpy_gpt import KVCache, RuntimeWeights, decode, prefill
 
 
 @dataclass(slots=True)
 class RunnerOutput:
-    sampled_token_ids: list[int]  # aligned with `SchedulerOutput.row_ids`
+    # aligned with `SchedulerOutput.row_ids`: each row's new tokens, one unless it carried a
+    # guess, then the accepted part of the guess and the model's own next token
+    sampled_token_ids: list[list[int]]
     model_s: float  # forward passes, wall clock
     model_cpu_s: float  # forward passes, this thread's CPU time
     sample_s: float
-    logprobs: list[float | None] | None = None  # aligned with the rows; None when no row asked
+    logprobs: list[list[float]] | None = None  # aligned with sampled_token_ids; [] for rows that did not ask
+
+
+def log_softmax_at(x: np.ndarray, tokens: Sequence[int]) -> list[float]:
+    """log softmax(x[i])[tokens[i]] for each row of x (k, V), computed stably; x is left as it is."""
+    top = x.max(axis=-1, keepdims=True)  # (k, 1)
+    shifted = x - top  # (k, V), a new array
+    picked = shifted[np.arange(len(tokens)), tokens]  # (k,)
+    np.exp(shifted, out=shifted)
+    return (picked - np.log(shifted.sum(axis=-1))).tolist()
 
 
 def chosen_logprobs(
     logits: Sequence[np.ndarray], rows: Sequence[Request], tokens: Sequence[int]
-) -> list[float | None] | None:
-    """log softmax(logits)[token] for the rows whose request asked for it (None for the others);
+) -> list[list[float]] | None:
+    """[log softmax(logits)[token]] for the rows whose request asked for it ([] for the others);
     None when no row asked. `logits` is one or more (B_i, V) arrays whose rows, in order, are `rows`."""
     asked = [i for i, request in enumerate(rows) if request.params.logprobs]
     if not asked:
         return None
-    out: list[float | None] = [None] * len(rows)
+    out: list[list[float]] = [[] for _ in rows]
     offset = 0
     for part in logits:
         n = len(part)
         local = [i - offset for i in asked if offset <= i < offset + n]
         if local:
             x = part if len(local) == n else part[local]  # (k, V)
-            top = x.max(axis=-1, keepdims=True)  # (k, 1)
-            shifted = x - top  # (k, V), a new array: the logits are left as they are
-            picked = shifted[np.arange(len(local)), [tokens[offset + i] for i in local]]  # (k,)
-            np.exp(shifted, out=shifted)
-            values = picked - np.log(shifted.sum(axis=-1))  # (k,) log softmax at the chosen tokens
-            for i, value in zip(local, values.tolist(), strict=True):
-                out[offset + i] = value
+            values = log_softmax_at(x, [tokens[offset + i] for i in local])
+            for i, value in zip(local, values, strict=True):
+                out[offset + i] = [value]
         offset += n
     return out
 
 
-def record_logprobs(rows: Sequence[Request], logprobs: list[float | None] | None) -> None:
-    """Append each row's log-probability to its request (before the scheduler records the token)."""
+def record_logprobs(rows: Sequence[Request], logprobs: list[list[float]] | None, before: Sequence[int]) -> None:
+    """Append to each request the log-probabilities of the tokens it took this step (`before`:
+    its output length before them; tokens after a stop were dropped, and so are theirs)."""
     if logprobs is None:
         return
-    for request, value in zip(rows, logprobs, strict=True):
-        if value is not None:
-            request.output_logprobs.append(value)
+    for request, values, n in zip(rows, logprobs, before, strict=True):
+        if values:
+            request.output_logprobs += values[: len(request.output_token_ids) - n]
+
+
+def accept(chosen: list[int], offset: int, draft: list[int]) -> list[int]:
+    """The model's tokens for a row that fed `draft` after its token: `chosen[offset + i]` is
+    greedy's pick after the guess's first i tokens, so the guess holds while they agree, and
+    the pick after the last agreeing token is the model's own next token."""
+    n = 0
+    while n < len(draft) and chosen[offset + n] == draft[n]:
+        n += 1
+    return chosen[offset : offset + n + 1]
 
 
 class ModelRunner:
@@ -73,6 +95,8 @@ class ModelRunner:
 
     def execute(self, output: SchedulerOutput, rows: Sequence[Request]) -> RunnerOutput:
         """Run one step; `rows` are the requests of `output.row_ids`, in that order."""
+        if output.num_draft_tokens:
+            return self._execute_with_drafts(output, rows)
         start, start_cpu = time.perf_counter(), time.thread_time()
         logits = []
         if output.prefill_ids:
@@ -86,5 +110,64 @@ class ModelRunner:
         tokens = sample_tokens(logits, rows)  # prefill and decode logits stay apart: no copy
         logprobs = chosen_logprobs(logits, rows, tokens)
         return RunnerOutput(
-            tokens, forward_done - start, forward_done_cpu - start_cpu, time.perf_counter() - forward_done, logprobs
+            [[token] for token in tokens],
+            forward_done - start,
+            forward_done_cpu - start_cpu,
+            time.perf_counter() - forward_done,
+            logprobs,
+        )
+
+    def _execute_with_drafts(self, output: SchedulerOutput, rows: Sequence[Request]) -> RunnerOutput:
+        """Decode rows feed their token and guess as one chunk each, in one `prefill` from their
+        positions that returns logits for every fed token; new prompts run in a call of their
+        own (mixing them in would pad every chunk to the longest prompt)."""
+        start, start_cpu = time.perf_counter(), time.thread_time()
+        w, cache = self.weights, self.cache
+        n_prefill = len(output.prefill_ids)
+        drafts = output.decode_drafts
+        chunks = [[token, *draft] for token, draft in zip(output.decode_tokens, drafts, strict=True)]
+        tails = [1] * n_prefill + [len(chunk) for chunk in chunks]
+        parts = []
+        if n_prefill:
+            prompts = [request.prompt_token_ids for request in rows[:n_prefill]]
+            parts.append(prefill(w, cache, prompts, output.prefill_slots))  # (P, V)
+        parts.append(
+            prefill(
+                w,
+                cache,
+                chunks,
+                output.decode_slots,
+                start_positions=output.decode_positions,
+                tail_logits=[len(chunk) for chunk in chunks],
+            )
+        )  # (sum of chunk lengths, V)
+        logits = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        forward_done, forward_done_cpu = time.perf_counter(), time.thread_time()
+        chosen = np.argmax(logits, axis=-1).tolist()
+        sampled: list[list[int]] = []
+        offsets = []
+        offset = 0
+        for i, request in enumerate(rows):
+            draft = drafts[i - n_prefill] if i >= n_prefill else ()
+            if draft:
+                sampled.append(accept(chosen, offset, draft))
+            elif request.params.temperature > 0:  # sampled rows never carry a guess
+                sampled.append([sample_one(logits[offset], request.params, request.generator)])
+            else:
+                sampled.append([chosen[offset]])
+            offsets.append(offset)
+            offset += tails[i]
+        logprobs = None
+        asked = [i for i, request in enumerate(rows) if request.params.logprobs]
+        if asked:
+            logit_rows = [offsets[i] + j for i in asked for j in range(len(sampled[i]))]
+            values = log_softmax_at(logits[logit_rows], [t for i in asked for t in sampled[i]])
+            logprobs = [[] for _ in rows]
+            taken = 0
+            for i in asked:
+                n = len(sampled[i])
+                logprobs[i] = values[taken : taken + n]
+                taken += n
+        return RunnerOutput(
+            sampled, forward_done - start, forward_done_cpu - start_cpu, time.perf_counter() - forward_done, logprobs
         )

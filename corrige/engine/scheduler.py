@@ -11,6 +11,11 @@
   by `prefill_token_budget`), decodes one token for every running request, and retires
   finished requests at once.
 
+With `speculative_tokens` > 0, a decode row may also carry a guess of its next tokens
+(prompt lookup, `corrige.model.lookup`); the runner checks the guess in the same forward pass
+and returns every token greedy decoding agrees with, so `update_from_output` takes a list
+of tokens per row.
+
 The `threads` policy runs requests on worker threads instead (see `threads.py`).
 """
 
@@ -25,6 +30,7 @@ from corrige.engine.config import EngineConfig, Policy
 from corrige.engine.errors import DeadlineExceeded, EngineError
 from corrige.engine.kv_cache import SlotPool
 from corrige.engine.request import FinishReason, Request, RequestStatus
+from corrige.model.lookup import LookupTable, PromptLookup
 
 
 def _slot_of(request: Request) -> int:
@@ -43,6 +49,9 @@ class SchedulerOutput:
     decode_slots: list[int] = field(default_factory=list)
     decode_positions: list[int] = field(default_factory=list)  # where each decode token goes
     decode_tokens: list[int] = field(default_factory=list)  # the token each decode row feeds
+    # speculative decoding: guessed next tokens per decode row ([] for none), fed after its token
+    decode_drafts: list[list[int]] = field(default_factory=list)
+    num_draft_tokens: int = 0
 
     @property
     def row_ids(self) -> list[str]:
@@ -72,12 +81,20 @@ class SchedulerOutput:
         self.decode_positions += [len(r.prompt_token_ids) + len(r.output_token_ids) - 1 for r in requests]
         self.decode_tokens += [r.output_token_ids[-1] for r in requests]
 
+    def add_drafts(self, drafts: list[list[int]]) -> None:
+        """Guesses for every decode row, in order (call once, after the last `add_decodes`)."""
+        self.decode_drafts = drafts
+        self.num_draft_tokens = sum(map(len, drafts))
+
 
 class Scheduler(ABC):
     """Waiting queue, running set and the slot pool; used from one thread only."""
 
-    def __init__(self, config: EngineConfig, pool: SlotPool, n_ctx: int) -> None:
+    def __init__(
+        self, config: EngineConfig, pool: SlotPool, n_ctx: int, draft_corpus: LookupTable | None = None
+    ) -> None:
         self.config = config
+        self.draft_corpus = draft_corpus  # likely text for guesses beyond the request's own tokens
         self.pool = pool
         self.n_ctx = n_ctx
         self.capacity = min(config.batch_capacity, pool.num_total)
@@ -164,8 +181,8 @@ class Scheduler(ABC):
     def schedule(self, now: float) -> SchedulerOutput: ...
 
     @abstractmethod
-    def update_from_output(self, output: SchedulerOutput, sampled: list[int], now: float) -> list[Request]:
-        """Record one sampled token per row; returns the requests that finished."""
+    def update_from_output(self, output: SchedulerOutput, sampled: list[list[int]], now: float) -> list[Request]:
+        """Record each row's new tokens (one, or more with a guess); returns the requests that finished."""
 
     def _can_admit(self, now: float) -> bool:
         return bool(self.waiting) and len(self.running) < self.capacity and self.pool.num_free > 0
@@ -174,7 +191,25 @@ class Scheduler(ABC):
         request.slot = self.pool.allocate(request.request_id)
         request.status = RequestStatus.RUNNING
         request.scheduled_time = now
+        if self.config.speculative_tokens and request.params.greedy:
+            request.lookup = PromptLookup(request.prompt_token_ids, self.draft_corpus)
         self.running.append(request)
+
+    def _add_drafts(self, output: SchedulerOutput, decoders: list[Request]) -> None:
+        """Guess up to `speculative_tokens` next tokens per decode row, within the step's budget,
+        the request's `max_tokens` and the context window."""
+        k = min(self.config.speculative_tokens, self.config.speculative_token_budget // max(len(decoders), 1))
+        if k <= 0:
+            return
+        drafts = []
+        for request in decoders:
+            lookup = request.lookup
+            # the step writes positions num_tokens-1 .. num_tokens-1+len(guess) and adds up to
+            # len(guess)+1 tokens; both must stay inside the window and max_tokens
+            left = request.params.max_tokens - len(request.output_token_ids)
+            room = min(k, left - 1, self.n_ctx - request.num_tokens - 1)
+            drafts.append(lookup.draft(room) if lookup is not None and room > 0 else [])
+        output.add_drafts(drafts)
 
     def _finish(self, request: Request, reason: FinishReason, now: float, error: EngineError | None = None) -> None:
         """The only way out: frees the slot (if any) and forgets the request."""
@@ -216,6 +251,7 @@ class ContinuousScheduler(Scheduler):
         output = self._next_step()
         self.running = self._pack(self.running)
         output.add_decodes(self.running)
+        self._add_drafts(output, self.running)
         budget = self.config.prefill_token_budget
         while self._can_admit(now):
             prompt_len = len(self.waiting[0].prompt_token_ids)
@@ -226,14 +262,16 @@ class ContinuousScheduler(Scheduler):
             output.add_prefill(request)
         return output
 
-    def update_from_output(self, output: SchedulerOutput, sampled: list[int], now: float) -> list[Request]:
+    def update_from_output(self, output: SchedulerOutput, sampled: list[list[int]], now: float) -> list[Request]:
         finished = []
-        for request_id, token in zip(output.row_ids, sampled, strict=True):
+        for request_id, tokens in zip(output.row_ids, sampled, strict=True):
             request = self.requests[request_id]
-            reason = request.append_token(token, now, self.n_ctx)
-            if reason is not None:
-                self._finish(request, reason, now)
-                finished.append(request)
+            for token in tokens:
+                reason = request.append_token(token, now, self.n_ctx)
+                if reason is not None:  # tokens after a stop (or past max_tokens) are dropped
+                    self._finish(request, reason, now)
+                    finished.append(request)
+                    break
         if finished:
             self.running = [r for r in self.running if r.status is RequestStatus.RUNNING]
         return finished
@@ -249,7 +287,9 @@ class StaticScheduler(Scheduler):
     def schedule(self, now: float) -> SchedulerOutput:
         output = self._next_step()
         if self.running:
-            output.add_decodes(self._pack([r for r in self.running if r.generating]))
+            decoders = self._pack([r for r in self.running if r.generating])
+            output.add_decodes(decoders)
+            self._add_drafts(output, decoders)
             return output
         if self._batch_ready(now):
             for _ in range(min(self.capacity, len(self.waiting), self.pool.num_free)):
@@ -258,11 +298,14 @@ class StaticScheduler(Scheduler):
                 output.add_prefill(request)
         return output
 
-    def update_from_output(self, output: SchedulerOutput, sampled: list[int], now: float) -> list[Request]:
-        for request_id, token in zip(output.row_ids, sampled, strict=True):
+    def update_from_output(self, output: SchedulerOutput, sampled: list[list[int]], now: float) -> list[Request]:
+        for request_id, tokens in zip(output.row_ids, sampled, strict=True):
             request = self.requests[request_id]
-            # An early finisher stops generating but keeps its slot until the batch ends.
-            request.finish_reason = request.append_token(token, now, self.n_ctx)
+            for token in tokens:
+                # An early finisher stops generating but keeps its slot until the batch ends.
+                request.finish_reason = request.append_token(token, now, self.n_ctx)
+                if request.finish_reason is not None:
+                    break
         return self._after_removal(now)
 
     def _after_removal(self, now: float) -> list[Request]:
@@ -289,8 +332,10 @@ class StaticScheduler(Scheduler):
         return min(times, default=None)
 
 
-def make_scheduler(config: EngineConfig, pool: SlotPool, n_ctx: int) -> Scheduler:
+def make_scheduler(
+    config: EngineConfig, pool: SlotPool, n_ctx: int, draft_corpus: LookupTable | None = None
+) -> Scheduler:
     schedulers = {Policy.NONE: NoBatchingScheduler, Policy.STATIC: StaticScheduler}
     if config.policy is Policy.THREADS:
         raise ValueError("the threads policy has no step scheduler; use ThreadPoolCore")
-    return schedulers.get(config.policy, ContinuousScheduler)(config, pool, n_ctx)
+    return schedulers.get(config.policy, ContinuousScheduler)(config, pool, n_ctx, draft_corpus)

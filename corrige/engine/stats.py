@@ -36,6 +36,9 @@ class StepStats:
     sample_s: float  # picking the next tokens from the logits
     step_cpu_s: float
     model_cpu_s: float
+    num_output_tokens: int = 0  # tokens the step added to its requests' outputs (0: one per row)
+    num_draft_tokens: int = 0  # speculative decoding: guessed tokens checked this step
+    num_accepted_tokens: int = 0  # ... and kept (each row also gets the model's own next token)
 
     @property
     def overhead_s(self) -> float:
@@ -92,6 +95,8 @@ class EngineSnapshot:
     model_s: float  # forward passes, wall clock (summed over workers in the threads policy)
     busy_cpu_s: float  # the loop thread's CPU time while working
     model_cpu_s: float  # forward passes' CPU time
+    draft_tokens: int  # speculative decoding: guessed tokens checked
+    accepted_tokens: int  # ... and kept
 
 
 @dataclass
@@ -108,6 +113,8 @@ class EngineTotals:
     model_s: float = 0.0
     busy_cpu_s: float = 0.0
     model_cpu_s: float = 0.0
+    draft_tokens: int = 0
+    accepted_tokens: int = 0
 
     def add(self, steps: list[StepStats], finished: list[RequestOutput], busy_s: float, busy_cpu_s: float) -> None:
         self.busy_s += busy_s
@@ -115,7 +122,9 @@ class EngineTotals:
         for step in steps:
             self.steps += 1
             self.prompt_tokens += step.num_prefill_tokens
-            self.generated_tokens += step.batch_size  # one token per row
+            self.generated_tokens += step.num_output_tokens or step.batch_size
+            self.draft_tokens += step.num_draft_tokens
+            self.accepted_tokens += step.num_accepted_tokens
             self.model_s += step.model_s
             self.model_cpu_s += step.model_cpu_s
         for output in finished:

@@ -150,10 +150,10 @@ class ThreadPoolCore(SchedulerBackedCore):
                 start, start_cpu = time.perf_counter(), time.thread_time()
                 ran = self.runner.execute(output, [request])
                 now = self.clock()
-                token = ran.sampled_token_ids[0]
-                record_logprobs([request], ran.logprobs)
+                [[token]] = ran.sampled_token_ids  # no guesses: one row, one token
                 request.record_step(1, ran.model_cpu_s)
                 reason = request.append_token(token, now, self.n_ctx)
+                record_logprobs([request], ran.logprobs, [len(request.output_token_ids) - 1])
                 if request.stream:
                     self._emit_token(request, TokenEvent(request.request_id, token, len(request.output_token_ids) - 1))
                 self._record_step(output, ran, time.perf_counter() - start, time.thread_time() - start_cpu, now)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from corrige.model.lookup import LookupTable, PromptLookup
 from corrige.model.numpy_gpt import KVCache, RuntimeWeights, decode, extend, prefill
 
 
@@ -83,37 +84,6 @@ def greedy_generate(
     return [g.tokens for g in greedy_generate_scored(w, cache, prompts, max_new_tokens, eos_id, slots)]
 
 
-def _lookup_draft(context: Sequence[int], k: int, corpus: Sequence[int] = (), ngram: int = 2) -> list[int]:
-    """Guess the next `k` tokens ("prompt lookup"): find the latest earlier occurrence of the
-    context's last `ngram` tokens (then of its last token) in the context, then in `corpus`,
-    and copy what followed it.
-
-    Failing that, it assumes the last token replaced one of the context and copies on from
-    there. A corrected sentence is mostly a copy of the learner's sentence, a gloss repeats words of
-    both, and the gloss labels are a small fixed set (pass them as `corpus`), so these guesses
-    are usually right; a wrong guess only costs the extra columns of one forward pass.
-    """
-    n = len(context)
-    if k <= 0:
-        return []
-    for size in range(min(ngram, n - 1), 0, -1):
-        tail = list(context[n - size :])
-        for source, end in ((context, n - size - 1), (corpus, len(corpus) - size)):
-            for start in range(end, -1, -1):
-                if list(source[start : start + size]) == tail:
-                    guess = list(source[start + size : start + size + k])
-                    if guess:
-                        return guess
-    # The last token matches nothing: it probably replaced one (goed → went). Copy what
-    # followed the token before it, one token on.
-    if n >= 2:
-        before = context[n - 2]
-        for start in range(n - 3, -1, -1):
-            if context[start] == before:
-                return list(context[start + 2 : start + 2 + k])
-    return []
-
-
 def lookup_greedy_generate_scored(
     w: RuntimeWeights,
     cache: KVCache,
@@ -122,11 +92,11 @@ def lookup_greedy_generate_scored(
     eos_id: int | None = None,
     slot: int = 0,
     draft_tokens: int = 8,
-    corpus: Sequence[int] = (),
+    corpus: Sequence[int] | LookupTable = (),
 ) -> Generation:
     """Greedy generation for one sequence with prompt-lookup speculative decoding.
 
-    Each step feeds the last token plus a guessed continuation (`_lookup_draft`) through one
+    Each step feeds the last token plus a guessed continuation (`PromptLookup.draft`) through one
     multi-token forward pass (`extend`), keeps the longest prefix of the guess that greedy
     decoding would have produced, and adds the model's own next token; with no guess it is a
     plain `decode` step. The output is exactly `greedy_generate_scored`'s: a guessed token is
@@ -137,27 +107,26 @@ def lookup_greedy_generate_scored(
     out = Generation([], [])
     if max_new_tokens <= 0:
         return out
-    context = list(prompt)
+    sequence = PromptLookup(prompt, corpus if isinstance(corpus, LookupTable) else LookupTable(corpus))
+    context = sequence.tokens
     rows = prefill(w, cache, [context], [slot])
+    draft: list[int] = []
     while True:
         chosen = np.argmax(rows, axis=-1)  # (1 + len(draft),)
-        draft = context[len(context) - len(rows) + 1 :] if len(rows) > 1 else []
         accepted = 0
         while accepted < len(draft) and chosen[accepted] == draft[accepted]:
             accepted += 1
         scores = _chosen_logprobs(rows[: accepted + 1], chosen[: accepted + 1])
-        del context[len(context) - len(draft) :]  # drop the guess; the accepted part comes back below
         for tok, lp in zip(chosen[: accepted + 1].tolist(), scores.tolist(), strict=True):
             out.tokens.append(tok)
             out.logprobs.append(lp)
-            context.append(tok)
+            sequence.append(tok)
             if tok == eos_id or len(out.tokens) >= max_new_tokens or len(context) >= n_ctx:
                 return out
         pos = len(context) - 1  # position of the last token, not yet in the cache
         room = min(draft_tokens, max_new_tokens - len(out.tokens) - 1, n_ctx - 1 - pos - 1)
-        guess = _lookup_draft(context, room, corpus)
-        if guess:
-            context += guess
-            rows = extend(w, cache, [context[pos], *guess], slot, pos)
+        draft = sequence.draft(room)
+        if draft:
+            rows = extend(w, cache, [context[pos], *draft], slot, pos)
         else:
             rows = decode(w, cache, [context[pos]], [slot], [pos])

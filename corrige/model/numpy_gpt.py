@@ -441,14 +441,17 @@ def prefill(
     slots: Sequence[int] | np.ndarray,
     all_logits: bool = False,
     start_positions: Sequence[int] | None = None,
+    tail_logits: Sequence[int] | None = None,
 ) -> np.ndarray | list[np.ndarray]:
     """Run B prompts (any lengths ≥ 1) into the given slots, from position 0 by default.
 
     With `start_positions`, prompt b continues the sequence already cached in its slot at
     positions `0..start_positions[b]-1` (several tokens at once, e.g. to verify a guessed
     continuation). Tokens are packed (no padding) for every matmul; only attention uses a
-    padded (B, H, L, L_keys) view. Returns the last token's logits per prompt (B, V), or
-    with `all_logits` a list of (len_b, V) arrays.
+    padded (B, H, L, L_keys) view. Returns the last token's logits per prompt (B, V); with
+    `tail_logits`, those of each prompt's last `tail_logits[b]` tokens, packed in prompt order
+    (sum(tail_logits), V) (speculative decoding checks every guessed token but never needs a
+    new prompt's other rows); with `all_logits`, a list of (len_b, V) arrays.
     """
     cfg = w.cfg
     slots = _as_indices(slots)
@@ -515,7 +518,15 @@ def prefill(
     if all_logits:
         _normalize_into(x, s.ln)
         return np.split(s.ln @ w.head, np.cumsum(lengths)[:-1])
-    x = x[starts + lengths - 1]  # (B, d+1) each prompt's last token
-    last = _with_ones_column(B, d + 1)
+    ends = starts + lengths
+    if tail_logits is None:
+        x = x[ends - 1]  # (B, d+1) each prompt's last token
+    else:
+        tails = _as_indices(tail_logits)
+        if len(tails) != B or (tails < 1).any() or (tails > lengths).any():
+            raise ValueError("tail_logits needs one count in 1..len(prompt) per prompt")
+        first = np.repeat(ends - tails, tails)  # (R,) packed row of each prompt's first kept token
+        x = x[first + np.arange(len(first)) - np.repeat(np.cumsum(tails) - tails, tails)]  # (R, d+1)
+    last = _with_ones_column(len(x), d + 1)
     _normalize_into(x, last)
-    return last @ w.head  # (B, V)
+    return last @ w.head  # (B, V), or (R, V) with tail_logits

@@ -220,7 +220,9 @@ class Formula:
     """t_total = t_parse + t_tokenize + t_prefill + K·t_decode_step + t_detok + t_serialize, measured."""
 
     terms: tuple[Term, ...]
-    k: float  # mean output tokens per request
+    # K: mean decode steps per request. Without speculative decoding that is the output tokens
+    # less the one the prefill makes; with it, several tokens can come from one step.
+    k: float
     t_decode_step_ms: float
     measured_ms: float  # mean end-to-end time of the same traces
 
@@ -337,7 +339,7 @@ def formula(table: TraceTable) -> Formula:
     with_steps = ~np.isnan(decode) & ~np.isnan(table.decode_steps) & (np.nan_to_num(table.decode_steps) > 0)
     steps = float(table.decode_steps[with_steps].sum())
     t_step = float(decode[with_steps].sum()) / steps if steps > 0 else math.nan
-    k = _mean(table.output_tokens)
+    k = float(table.decode_steps[with_steps].mean()) if steps > 0 else _mean(table.output_tokens)
     terms = (
         Term("t_parse", names.VALIDATE, stage(names.VALIDATE)),
         Term("t_tokenize", names.TOKENIZE, stage(names.TOKENIZE)),

@@ -36,6 +36,12 @@ METRICS: tuple[MetricName, ...] = (
     # ---- counters ----
     MetricName("corrige:prompt_tokens_total", "counter", (), "Prompt tokens prefilled."),
     MetricName("corrige:generation_tokens_total", "counter", (), "Tokens generated."),
+    MetricName(
+        "corrige:spec_decode_num_draft_tokens_total", "counter", (), "Guessed tokens checked (speculative decoding)."
+    ),
+    MetricName(
+        "corrige:spec_decode_num_accepted_tokens_total", "counter", (), "Guessed tokens kept (speculative decoding)."
+    ),
     MetricName("corrige:requests_total", "counter", ("outcome", "code"), "Finished requests (outcome, error code)."),
 )
 

@@ -114,6 +114,12 @@ class ServerMetrics:
         )
         self.prompt_tokens = Counter(f"{PREFIX}prompt_tokens", "Prompt tokens prefilled.", registry=r)
         self.generation_tokens = Counter(f"{PREFIX}generation_tokens", "Tokens generated.", registry=r)
+        self.draft_tokens = Counter(
+            f"{PREFIX}spec_decode_num_draft_tokens", "Guessed tokens checked (speculative decoding).", registry=r
+        )
+        self.accepted_tokens = Counter(
+            f"{PREFIX}spec_decode_num_accepted_tokens", "Guessed tokens kept (speculative decoding).", registry=r
+        )
         self.requests = Counter(
             f"{PREFIX}requests", "API requests by outcome and error code.", ["outcome", "code"], registry=r
         )
@@ -160,6 +166,9 @@ class ServerMetrics:
 
     def on_step(self, step: StepStats) -> None:  # engine loop thread
         self.batch.observe(step.batch_size)
+        if step.num_draft_tokens:
+            self.draft_tokens.inc(step.num_draft_tokens)
+            self.accepted_tokens.inc(step.num_accepted_tokens)
 
     def on_engine_request(self, output: RequestOutput) -> None:  # engine loop thread
         stats = output.stats

@@ -48,6 +48,10 @@ class Settings(BaseSettings):
     max_wait_ms: float = Field(5.0, ge=0)  # static batching: how long a batch waits to fill
     n_threads: int = Field(4, ge=1)  # threads batching: worker threads
     queue_timeout_s: float = Field(10.0, gt=0)  # waiting longer than this for the model: 504
+    # prompt-lookup speculative decoding: guessed tokens checked per request per step (0: off); the
+    # answers are the same either way, in fewer steps (see docs/BENCHMARKS.md)
+    speculative_tokens: int = Field(8, ge=0)
+    speculative_token_budget: int = Field(128, ge=0)  # guessed tokens per step, shared by the running requests
 
     # ---- guards ----
     max_body_bytes: int = Field(16 * 1024, ge=64)  # larger bodies are refused with 413
@@ -93,6 +97,8 @@ class Settings(BaseSettings):
             max_waiting=self.max_waiting,
             queue_timeout_s=self.queue_timeout_s,
             n_threads=self.n_threads,
+            speculative_tokens=self.speculative_tokens,
+            speculative_token_budget=self.speculative_token_budget,
         )
 
     @property

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from corrige.model.generate import greedy_generate_scored, lookup_greedy_generate_scored
+from corrige.model.lookup import LookupTable
 from corrige.model.numpy_gpt import KVCache, RuntimeWeights, prepare
 from corrige.model.weights import load_model
 from corrige.tokenizer import BPETokenizer
@@ -98,8 +99,10 @@ class Tutor:
         self.tokenizer = tokenizer
         self.config = config or TutorConfig()
         self.known_words = known_words  # words seen in training; None skips the unknown-word check
-        # gloss labels: guesses for prompt-lookup decoding once the model starts a gloss
-        self._label_tokens = tokenizer.encode(" / ".join(c.label + ":" for c in CATEGORIES) + " / " + NO_ERRORS_GLOSS)
+        # gloss labels: guesses for prompt-lookup decoding once the model starts a gloss (here and
+        # in the engine: `label_lookup.tokens` is the engine's draft corpus)
+        labels = " / ".join(c.label + ":" for c in CATEGORIES) + " / " + NO_ERRORS_GLOSS
+        self.label_lookup = LookupTable(tokenizer.encode(labels))
 
     @classmethod
     def load(cls, model_dir: str | Path | None = None, config: TutorConfig | None = None) -> Tutor:
@@ -193,9 +196,7 @@ class Tutor:
             # sentence alone decodes with prompt lookup, which gives the same tokens in fewer passes
             if len(chunk) == 1:
                 gens = [
-                    lookup_greedy_generate_scored(
-                        self.weights, cache, prompts[0], limit, eos, corpus=self._label_tokens
-                    )
+                    lookup_greedy_generate_scored(self.weights, cache, prompts[0], limit, eos, corpus=self.label_lookup)
                 ]
             else:
                 gens = greedy_generate_scored(self.weights, cache, prompts, limit, eos_id=eos)

@@ -30,6 +30,8 @@ configs = st.builds(
     max_wait_ms=st.sampled_from([0.0, 5.0]),
     prefill_token_budget=st.integers(1, 30),
     queue_timeout_s=st.sampled_from([None, 0.05]),
+    speculative_tokens=st.sampled_from([0, 0, 3]),  # the prompts repeat, so guesses are made and taken
+    speculative_token_budget=st.integers(1, 12),
 )
 
 

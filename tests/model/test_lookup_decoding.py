@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from corrige.model import preset
-from corrige.model.generate import _lookup_draft, greedy_generate_scored, lookup_greedy_generate_scored
+from corrige.model.generate import greedy_generate_scored, lookup_greedy_generate_scored
+from corrige.model.lookup import LookupTable, PromptLookup
 from corrige.model.numpy_gpt import KVCache, extend, prefill, prepare
 from corrige.model.weights import random_params
 
@@ -43,8 +44,59 @@ def test_lookup_decoding_is_exactly_greedy(weights, seed):
     np.testing.assert_allclose(got.logprobs, ref.logprobs, atol=1e-5)
 
 
+def _draft(context, k, corpus=()):
+    return PromptLookup(context, LookupTable(corpus)).draft(k)
+
+
 def test_draft_copies_what_followed_the_last_match():
-    assert _lookup_draft([5, 6, 7, 8, 1, 5, 6], 2) == [7, 8]
-    assert _lookup_draft([1, 2, 9], 3, corpus=[9, 4, 4, 4]) == [4, 4, 4]
-    assert _lookup_draft([1, 2, 3], 3) == []
-    assert _lookup_draft([4, 1, 8, 3, 5, 1, 9], 2) == [3, 5]  # 9 replaced 8: copy on after it
+    assert _draft([5, 6, 7, 8, 1, 5, 6], 2) == [7, 8]
+    assert _draft([1, 2, 9], 3, corpus=[9, 4, 4, 4]) == [4, 4, 4]
+    assert _draft([1, 2, 3], 3) == []
+    assert _draft([4, 1, 8, 3, 5, 1, 9], 2) == [3, 5]  # 9 replaced 8: copy on after it
+    assert _draft([7], 2) == [] and _draft([], 2) == []
+
+
+def _reference_draft(context, k, corpus=()):
+    """The plain scan the index replaces: latest earlier pair, then single, sequence before corpus."""
+    n = len(context)
+    for size in range(min(2, n - 1), 0, -1):
+        tail = context[n - size :]
+        for source, end in ((context, n - size - 1), (corpus, len(corpus) - size)):
+            for start in range(end, -1, -1):
+                if source[start : start + size] == tail and source[start + size : start + size + k]:
+                    return source[start + size : start + size + k]
+    if n >= 2:
+        for start in range(n - 3, -1, -1):
+            if context[start] == context[n - 2]:
+                return context[start + 2 : start + 2 + k]
+    return []
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_growing_index_guesses_what_a_full_scan_guesses(seed):
+    rng = np.random.default_rng(seed)
+    corpus = rng.integers(0, 6, 12).tolist()
+    table = LookupTable(corpus)
+    context = rng.integers(0, 6, 3).tolist()
+    sequence = PromptLookup(context, table)
+    for _ in range(25):
+        k = int(rng.integers(1, 6))
+        assert sequence.draft(k) == _reference_draft(context, k, corpus)
+        token = int(rng.integers(0, 6))
+        sequence.append(token)
+        context.append(token)
+
+
+def test_tail_logits_are_the_last_rows_of_each_prompt(weights):
+    prompts, starts, tails = [[1, 2, 3, 4], [5, 6], [7, 8, 9]], [0, 3, 2], [1, 2, 3]
+    cache = KVCache.allocate(weights.cfg, 3)
+    prefill(weights, cache, [[11, 12, 13], [14, 15]], [1, 2])  # what slots 1 and 2 continue
+    reference = KVCache.allocate(weights.cfg, 3)
+    reference.k[:], reference.v[:] = cache.k, cache.v
+    got = prefill(weights, cache, prompts, [0, 1, 2], start_positions=starts, tail_logits=tails)
+    full = prefill(weights, reference, prompts, [0, 1, 2], start_positions=starts, all_logits=True)
+    want = np.concatenate([rows[len(rows) - t :] for rows, t in zip(full, tails, strict=True)])
+    assert got.shape == (sum(tails), weights.cfg.vocab_size)
+    np.testing.assert_allclose(got, want, atol=1e-5)
+    with pytest.raises(ValueError, match="tail_logits"):
+        prefill(weights, cache, prompts, [0, 1, 2], start_positions=starts, tail_logits=[1, 3, 1])

@@ -176,31 +176,32 @@ def test_spans_the_budget_does_not_name_show_as_unbudgeted(tmp_path):
 
 
 def test_formula_from_measured_spans_names_the_dominant_term():
-    def request(k: int) -> list:
-        decode = {names.STEPS: k - 1, names.OUTPUT_TOKENS: k}
+    def request(k: int, steps: int) -> list:
+        decode = {names.STEPS: steps, names.OUTPUT_TOKENS: k}
         return [
             (names.VALIDATE, 0.2),
             (names.SECURITY, 0.05),
             (names.TOKENIZE, 0.1),
             (names.PREFILL, 2.0),
-            (names.DECODE, 0.5 * (k - 1), decode),  # 0.5 ms a step
+            (names.DECODE, 0.5 * steps, decode),  # 0.5 ms a step
             (names.FORMAT, 0.4),
         ]
 
-    table = _table([request(11), request(21)])
+    # one token per step, and 21 tokens in 6 steps (speculative decoding kept guessed tokens)
+    table = _table([request(21, 20), request(21, 6)])
     f = formula(table)
     terms = {t.name: t.ms for t in f.terms}
     assert terms["t_parse"] == pytest.approx(0.2)
     assert terms["t_tokenize"] == pytest.approx(0.1)
     assert terms["t_prefill"] == pytest.approx(2.0)
-    assert f.k == pytest.approx(16)
-    assert f.t_decode_step_ms == pytest.approx(0.5)  # Σ decode ms / Σ steps = (5 + 10) / (10 + 20)
-    assert terms["K·t_decode_step"] == pytest.approx(8.0)
+    assert f.k == pytest.approx(13)  # K counts decode steps, not tokens
+    assert f.t_decode_step_ms == pytest.approx(0.5)  # Σ decode ms / Σ steps = (10 + 3) / (20 + 6)
+    assert terms["K·t_decode_step"] == pytest.approx(6.5)
     assert terms["t_detok + t_serialize"] == pytest.approx(0.4)
-    assert f.predicted_ms == pytest.approx(0.2 + 0.1 + 2.0 + 8.0 + 0.4)
-    assert f.measured_ms == pytest.approx(0.2 + 0.05 + 0.1 + 2.0 + 7.5 + 0.4)
+    assert f.predicted_ms == pytest.approx(0.2 + 0.1 + 2.0 + 6.5 + 0.4)
+    assert f.measured_ms == pytest.approx(0.2 + 0.05 + 0.1 + 2.0 + 6.5 + 0.4)
     assert f.dominant is not None and f.dominant.name == "K·t_decode_step"
-    assert f.to_dict()["dominant_share"] == pytest.approx(8.0 / 10.7, abs=1e-4)
+    assert f.to_dict()["dominant_share"] == pytest.approx(6.5 / 9.2, abs=1e-4)
 
 
 def test_bundled_tutor_budget_against_synthetic_tutor_traffic_flags_nothing():

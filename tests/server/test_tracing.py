@@ -59,7 +59,10 @@ def test_model_spans_carry_batch_size_steps_and_tokens_and_cost_is_an_attribute(
     assert prefill.attributes[S.PROMPT_TOKENS] == body["usage"]["prompt_tokens"]
     assert prefill.attributes[S.BATCH_SIZE] == 1  # alone on the server
     assert decode.attributes[S.OUTPUT_TOKENS] == body["usage"]["completion_tokens"]
-    assert decode.attributes[S.STEPS] == body["usage"]["completion_tokens"] - 1  # the prefill made the first
+    # the prefill made the first token; each decode step then adds 1 to 1 + speculative_tokens (8) tokens,
+    # and guesses copied from the sentence are kept, so there are fewer steps than tokens
+    decoded = body["usage"]["completion_tokens"] - 1
+    assert decoded / 9 <= decode.attributes[S.STEPS] < decoded
     assert prefill.end_ns <= decode.start_ns + 1
     assert tokenize.attributes[S.BYTES_OUT] == 8 * body["usage"]["prompt_tokens"]
     assert cost.attributes[S.COST_TOKENS] == body["usage"]["prompt_tokens"] + body["usage"]["completion_tokens"]
