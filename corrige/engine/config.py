@@ -31,7 +31,7 @@ class EngineConfig:
     # step also feeds up to this many guessed tokens per request and keeps those greedy agrees
     # with, so the output is unchanged and a request needs fewer steps. 0 turns it off.
     speculative_tokens: int = 0
-    speculative_token_budget: int = 128  # guessed tokens per step in all, shared by the running requests
+    speculative_token_budget: int = 32  # guessed tokens per step in all, shared by the running requests
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "policy", Policy(self.policy))

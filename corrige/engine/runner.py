@@ -23,7 +23,7 @@ import numpy as np
 from corrige.engine.request import Request
 from corrige.engine.sampling import sample_one, sample_tokens
 from corrige.engine.scheduler import SchedulerOutput
-from corrige.model.numpy_gpt import KVCache, RuntimeWeights, decode, prefill
+from corrige.model.numpy_gpt import KVCache, RuntimeWeights, decode, prefill, verify
 
 
 @dataclass(slots=True)
@@ -118,9 +118,8 @@ class ModelRunner:
         )
 
     def _execute_with_drafts(self, output: SchedulerOutput, rows: Sequence[Request]) -> RunnerOutput:
-        """Decode rows feed their token and guess as one chunk each, in one `prefill` from their
-        positions that returns logits for every fed token; new prompts run in a call of their
-        own (mixing them in would pad every chunk to the longest prompt)."""
+        """Decode rows feed their token and guess as one chunk each, in one `verify` call that
+        returns logits for every fed token; new prompts go through `prefill` as usual."""
         start, start_cpu = time.perf_counter(), time.thread_time()
         w, cache = self.weights, self.cache
         n_prefill = len(output.prefill_ids)
@@ -131,16 +130,7 @@ class ModelRunner:
         if n_prefill:
             prompts = [request.prompt_token_ids for request in rows[:n_prefill]]
             parts.append(prefill(w, cache, prompts, output.prefill_slots))  # (P, V)
-        parts.append(
-            prefill(
-                w,
-                cache,
-                chunks,
-                output.decode_slots,
-                start_positions=output.decode_positions,
-                tail_logits=[len(chunk) for chunk in chunks],
-            )
-        )  # (sum of chunk lengths, V)
+        parts.append(verify(w, cache, chunks, output.decode_slots, output.decode_positions))  # (sum of lengths, V)
         logits = parts[0] if len(parts) == 1 else np.concatenate(parts)
         forward_done, forward_done_cpu = time.perf_counter(), time.thread_time()
         chosen = np.argmax(logits, axis=-1).tolist()

@@ -1,12 +1,14 @@
 """The GPT-2 forward pass in NumPy over explicit weights and an explicit KV cache.
 
-The engine calls two functions:
+The engine calls three functions:
 
 * `prefill(w, cache, prompts, slots)`: run several prompts of different lengths at once,
   writing their keys/values into the given cache slots from position 0, and return the
   logits of each prompt's last token.
 * `decode(w, cache, tokens, slots, positions)`: one new token for each of several
   sequences that sit in different slots at different positions.
+* `verify(w, cache, chunks, slots, positions)`: the same with several tokens per sequence (a
+  token and a guess of what follows it), for speculative decoding.
 
 Both are pure over their inputs except for the cache, which they write by index (the
 pool is preallocated and never grows or concatenates). There is no Python loop over
@@ -385,6 +387,82 @@ def decode(
         _mlp_block(x, lw, s)
     _normalize_into(x, s.ln)
     return s.ln @ w.head  # (B, V)
+
+
+@_ignore_overflow
+def verify(
+    w: RuntimeWeights,
+    cache: KVCache,
+    chunks: Sequence[Sequence[int]],
+    slots: Sequence[int] | np.ndarray,
+    positions: Sequence[int] | np.ndarray,
+) -> np.ndarray:
+    """`decode` for several tokens per sequence: row b feeds `chunks[b]` (its next token and a
+    guess of what follows) at positions `positions[b]..`; returns the logits of every fed token,
+    packed in row order (sum of chunk lengths, V). Speculative decoding checks guesses with it.
+
+    Chunks are padded to the longest one, L, so every array has a fixed (B, L) shape and there
+    is no packing. A padding entry repeats its row's last token at that token's position: it
+    computes exactly the same key and value and writes them to the same place, so it changes
+    nothing and never writes past the sequence or the window.
+    """
+    cfg = w.cfg
+    slots, positions = _as_indices(slots), _as_indices(positions)
+    lengths = np.array([len(c) for c in chunks], dtype=np.intp)
+    B = len(lengths)
+    if B == 0 or not (len(slots) == len(positions) == B) or lengths.min() < 1:
+        raise ValueError("verify needs one non-empty chunk, one slot and one position per row")
+    if positions.min() < 0 or (positions + lengths).max() > cfg.n_ctx:
+        raise ValueError(f"every chunk must fit the {cfg.n_ctx}-token window from its position")
+    slot_list = slots.tolist()
+    _check_slots(cache, slot_list)
+    if B == 1:  # one sequence: `extend` writes and reads the cache by basic slices, which is cheaper
+        return extend(w, cache, chunks[0], slot_list[0], int(positions[0]))
+    d, H, hs = cfg.n_embd, cfg.n_head, cfg.head_size
+    L = int(lengths.max())
+    offset = np.minimum(np.arange(L)[None, :], lengths[:, None] - 1)  # (B, L) index in the chunk, padding repeats
+    flat = np.concatenate([np.asarray(c, dtype=np.intp) for c in chunks])
+    tokens = flat[(np.cumsum(lengths) - lengths)[:, None] + offset]  # (B, L)
+    pos = positions[:, None] + offset  # (B, L)
+    t = int(pos.max()) + 1  # keys 0..t-1 cover every row; a row's later keys are masked
+    mask = w.causal[pos, :t][:, None]  # (B, 1, L, t)
+    run = _is_run(slot_list)
+    s0 = slot_list[0]
+    write_slots = slots[:, None]  # (B, 1), broadcast against pos
+
+    x = w.wte.take(tokens.ravel(), axis=0)  # (B*L, d+1)
+    x += w.wpe.take(pos.ravel(), axis=0)
+    s = _scratch(B * L, d)
+    q = s.qkv[:, :d].reshape(B, L, H, hs).transpose(0, 2, 1, 3)  # (B, H, L, hs) view
+    k_new = s.qkv[:, d : 2 * d].reshape(B, L, H, hs)
+    v_new = s.qkv[:, 2 * d :].reshape(B, L, H, hs)
+    att = np.empty((B, L, H, hs), dtype=np.float32)
+    att_heads = att.transpose(0, 2, 1, 3)  # (B, H, L, hs) view
+    for layer, lw in enumerate(w.layers):
+        _normalize_into(x, s.ln)
+        np.matmul(s.ln, lw.qkv, out=s.qkv)  # (B*L, 3d)
+        cache.k[layer, write_slots, :, :, pos] = k_new  # (B, L, H, hs)
+        cache.v[layer, write_slots, :, pos, :] = v_new
+        if run:  # views
+            k = cache.k[layer, s0 : s0 + B, :, :, :t]  # (B, H, hs, t)
+            v = cache.v[layer, s0 : s0 + B, :, :t, :]  # (B, H, t, hs)
+        else:
+            k = cache.k[layer].take(slots, axis=0)[..., :t]
+            v = cache.v[layer].take(slots, axis=0)[:, :, :t, :]
+        scores = q @ k  # (B, H, L, t)
+        scores += mask
+        sums = _exp_scores(scores)  # (B, H, L, 1)
+        np.matmul(scores, v, out=att_heads)  # (B, H, L, hs) unnormalised, into (B, L, H, hs)
+        att_heads /= sums
+        s.att[:, :d] = att.reshape(B * L, d)
+        np.matmul(s.att, lw.proj, out=s.delta)  # (B*L, d+1)
+        x += s.delta
+        _mlp_block(x, lw, s)
+    fed = (np.arange(L)[None, :] < lengths[:, None]).ravel()  # (B*L,) real rows, in row order
+    x = x[fed] if L * B != len(flat) else x
+    last = _with_ones_column(len(x), d + 1)
+    _normalize_into(x, last)
+    return last @ w.head  # (sum of lengths, V)
 
 
 @_ignore_overflow

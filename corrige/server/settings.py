@@ -51,7 +51,7 @@ class Settings(BaseSettings):
     # prompt-lookup speculative decoding: guessed tokens checked per request per step (0: off); the
     # answers are the same either way, in fewer steps (see docs/BENCHMARKS.md)
     speculative_tokens: int = Field(8, ge=0)
-    speculative_token_budget: int = Field(128, ge=0)  # guessed tokens per step, shared by the running requests
+    speculative_token_budget: int = Field(32, ge=0)  # guessed tokens per step, shared by the running requests
 
     # ---- guards ----
     max_body_bytes: int = Field(16 * 1024, ge=64)  # larger bodies are refused with 413

@@ -53,7 +53,7 @@ def test_tutor_answers_are_identical_with_fewer_steps(policy):
     t = tutor()
     work = tutor_work()  # 56 requests in flight at once
     plain = EngineConfig(policy=policy, n_slots=16, max_batch=16, max_wait_ms=1)
-    speculative = EngineConfig(**{**vars(plain), "speculative_tokens": 8})
+    speculative = EngineConfig(**{**vars(plain), "speculative_tokens": 8, "speculative_token_budget": 128})
 
     async def main(config):
         with Engine(t.weights, config, draft_corpus=t.label_lookup.tokens) as engine:

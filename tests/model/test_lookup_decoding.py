@@ -6,7 +6,7 @@ import pytest
 from corrige.model import preset
 from corrige.model.generate import greedy_generate_scored, lookup_greedy_generate_scored
 from corrige.model.lookup import LookupTable, PromptLookup
-from corrige.model.numpy_gpt import KVCache, extend, prefill, prepare
+from corrige.model.numpy_gpt import KVCache, extend, prefill, prepare, verify
 from corrige.model.weights import random_params
 
 
@@ -100,3 +100,26 @@ def test_tail_logits_are_the_last_rows_of_each_prompt(weights):
     np.testing.assert_allclose(got, want, atol=1e-5)
     with pytest.raises(ValueError, match="tail_logits"):
         prefill(weights, cache, prompts, [0, 1, 2], start_positions=starts, tail_logits=[1, 3, 1])
+
+
+@pytest.mark.parametrize("slots", [[0, 1, 2, 3], [3, 0, 2, 5]])
+def test_verify_equals_prefill_from_each_position(weights, slots):
+    """Padded chunks (a row's last token repeated) change nothing, whatever the slots, up to the window's end."""
+    n_ctx = weights.cfg.n_ctx
+    rng = np.random.default_rng(len(slots) + slots[0])
+    cached = [int(x) for x in rng.integers(1, 20, len(slots))]
+    cached[-1] = n_ctx - 3  # this row's chunk ends at the window's last position
+    chunks = [rng.integers(0, weights.cfg.vocab_size, n).tolist() for n in (1, 4, 2, 3)]
+    a, b = KVCache.allocate(weights.cfg, 6), KVCache.allocate(weights.cfg, 6)
+    history = [rng.integers(0, weights.cfg.vocab_size, n).tolist() for n in cached]
+    for cache in (a, b):
+        prefill(weights, cache, history, slots)
+    got = verify(weights, a, chunks, slots, cached)
+    want = np.concatenate(prefill(weights, b, chunks, slots, start_positions=cached, all_logits=True))
+    np.testing.assert_allclose(got, want, atol=1e-5)
+    for slot, start, chunk in zip(slots, cached, chunks, strict=True):  # the same keys/values, nothing past the chunk
+        end = start + len(chunk)
+        np.testing.assert_allclose(a.k[:, slot, ..., :end], b.k[:, slot, ..., :end], atol=1e-5)
+        np.testing.assert_array_equal(a.k[:, slot, ..., end:], b.k[:, slot, ..., end:])
+    with pytest.raises(ValueError, match="window"):
+        verify(weights, a, [[1, 2, 3, 4]], [0], [n_ctx - 3])
