@@ -160,7 +160,7 @@ def run_cell(
     duration: float,
     threads: int,
     speculative_tokens: int = 0,
-    draft_corpus: tuple[int, ...] = (),
+    drafter=None,
 ) -> Cell:
     import numpy as np
 
@@ -177,7 +177,7 @@ def run_cell(
         speculative_tokens=speculative_tokens,
     )
     steps = []
-    with Engine(weights, config, draft_corpus=draft_corpus) as engine:
+    with Engine(weights, config, drafter=drafter) as engine:
         engine.subscribe(on_step=steps.append)
         load = _ClosedLoop(engine, workload, clients, requests, duration)
         asyncio.run(load.run())

@@ -159,7 +159,7 @@ def run_http_bench(
     loop = asyncio.new_event_loop()
     started = time.perf_counter()
     server = LabServer.corrige(batching, model, access_log=access_log)
-    with server, Engine(tutor.weights, engine_config, draft_corpus=tutor.label_lookup.tokens) as engine:
+    with server, Engine(tutor.weights, engine_config, drafter=tutor.drafter) as engine:
         raw = _RawClient(server.port)
         with httpx.Client(base_url=server.url, timeout=30) as client:
 

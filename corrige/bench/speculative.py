@@ -120,7 +120,6 @@ def run_speculative_bench(
 
     tutor = Tutor.load(model)
     workload = tutor_workload(tutor, 4096, seed)
-    corpus = tuple(tutor.label_lookup.tokens)
     machine = machine_info(blas_limit)
     console.print(f"[bold]machine[/] {machine}", soft_wrap=True)
     cells: list[Cell] = []
@@ -134,7 +133,7 @@ def run_speculative_bench(
                     for k in (0, speculative_tokens):
                         bar.update(task, description=f"{policy} x {n}, guesses {'on' if k else 'off'}")
                         runs = requests or max(200, 8 * n)
-                        cells.append(run_cell(tutor.weights, policy, n, workload, runs, duration, 1, k, corpus))
+                        cells.append(run_cell(tutor.weights, policy, n, workload, runs, duration, 1, k, tutor.drafter))
                         bar.advance(task)
     rows = summarize(cells)
     wide = console if console.is_terminal else Console(file=console.file, width=150)

@@ -20,7 +20,7 @@ from corrige.engine.request import Request, RequestOutput, TokenEvent
 from corrige.engine.runner import ModelRunner, record_logprobs
 from corrige.engine.scheduler import Scheduler, make_scheduler
 from corrige.engine.stats import StepStats
-from corrige.model.lookup import LookupTable
+from corrige.model.lookup import LookupDrafter
 from corrige.model.numpy_gpt import RuntimeWeights
 
 logger = logging.getLogger(__name__)
@@ -105,12 +105,12 @@ class EngineCore(SchedulerBackedCore):
         weights: RuntimeWeights,
         config: EngineConfig,
         clock: Callable[[], float] = time.monotonic,
-        draft_corpus: LookupTable | None = None,
+        drafter: LookupDrafter | None = None,
     ) -> None:
         self.config = config
         self.clock = clock
         self.pool = SlotPool(weights.cfg, config.n_slots)
-        self.scheduler = make_scheduler(config, self.pool, weights.cfg.n_ctx, draft_corpus)
+        self.scheduler = make_scheduler(config, self.pool, weights.cfg.n_ctx, drafter)
         self.runner = ModelRunner(weights, self.pool.cache)
 
     def step(self) -> StepResult:

@@ -36,7 +36,7 @@ from corrige.engine.request import (
 from corrige.engine.stats import EngineSnapshot, EngineTotals, StepStats
 from corrige.engine.stream import RequestStream, Sink, deliver
 from corrige.engine.threads import ThreadPoolCore
-from corrige.model.lookup import LookupTable
+from corrige.model.lookup import LookupDrafter
 from corrige.model.numpy_gpt import RuntimeWeights
 
 logger = logging.getLogger(__name__)
@@ -54,10 +54,10 @@ class Engine:
         config: EngineConfig | None = None,
         *,
         clock: Callable[[], float] = time.monotonic,
-        draft_corpus: Sequence[int] = (),
+        drafter: LookupDrafter | None = None,
     ) -> None:
-        """`draft_corpus`: token ids of text the answers often repeat (speculative decoding guesses
-        from it after the request's own tokens; see `EngineConfig.speculative_tokens`)."""
+        """`drafter`: how speculative decoding guesses a request's next tokens (default: prompt
+        lookup in the request's own tokens; see `EngineConfig.speculative_tokens`)."""
         self.config = config or EngineConfig()
         self.model_config = weights.cfg
         self._clock = clock
@@ -74,8 +74,7 @@ class Engine:
         if self.config.policy is Policy.THREADS:
             self._core = ThreadPoolCore(weights, self.config, self._deliver_token_now, self._wake, clock)
         else:
-            corpus = LookupTable(draft_corpus) if draft_corpus else None
-            self._core = EngineCore(weights, self.config, clock, corpus)
+            self._core = EngineCore(weights, self.config, clock, drafter)
         self._totals = EngineTotals()
         self._snapshot = self._take_snapshot()
         self._thread = threading.Thread(target=self._run, name="engine-loop", daemon=True)

@@ -30,7 +30,7 @@ from corrige.engine.config import EngineConfig, Policy
 from corrige.engine.errors import DeadlineExceeded, EngineError
 from corrige.engine.kv_cache import SlotPool
 from corrige.engine.request import FinishReason, Request, RequestStatus
-from corrige.model.lookup import LookupTable, PromptLookup
+from corrige.model.lookup import LookupDrafter
 
 
 def _slot_of(request: Request) -> int:
@@ -90,11 +90,9 @@ class SchedulerOutput:
 class Scheduler(ABC):
     """Waiting queue, running set and the slot pool; used from one thread only."""
 
-    def __init__(
-        self, config: EngineConfig, pool: SlotPool, n_ctx: int, draft_corpus: LookupTable | None = None
-    ) -> None:
+    def __init__(self, config: EngineConfig, pool: SlotPool, n_ctx: int, drafter: LookupDrafter | None = None) -> None:
         self.config = config
-        self.draft_corpus = draft_corpus  # likely text for guesses beyond the request's own tokens
+        self.drafter = drafter or LookupDrafter()  # guesses each greedy request's next tokens
         self.pool = pool
         self.n_ctx = n_ctx
         self.capacity = min(config.batch_capacity, pool.num_total)
@@ -192,7 +190,7 @@ class Scheduler(ABC):
         request.status = RequestStatus.RUNNING
         request.scheduled_time = now
         if self.config.speculative_tokens and request.params.greedy:
-            request.lookup = PromptLookup(request.prompt_token_ids, self.draft_corpus)
+            request.lookup = self.drafter.start(request.prompt_token_ids)
         self.running.append(request)
 
     def _add_drafts(self, output: SchedulerOutput, decoders: list[Request]) -> None:
@@ -332,10 +330,8 @@ class StaticScheduler(Scheduler):
         return min(times, default=None)
 
 
-def make_scheduler(
-    config: EngineConfig, pool: SlotPool, n_ctx: int, draft_corpus: LookupTable | None = None
-) -> Scheduler:
+def make_scheduler(config: EngineConfig, pool: SlotPool, n_ctx: int, drafter: LookupDrafter | None = None) -> Scheduler:
     schedulers = {Policy.NONE: NoBatchingScheduler, Policy.STATIC: StaticScheduler}
     if config.policy is Policy.THREADS:
         raise ValueError("the threads policy has no step scheduler; use ThreadPoolCore")
-    return schedulers.get(config.policy, ContinuousScheduler)(config, pool, n_ctx, draft_corpus)
+    return schedulers.get(config.policy, ContinuousScheduler)(config, pool, n_ctx, drafter)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from corrige.model.lookup import LookupTable, PromptLookup
+from corrige.model.lookup import LookupDrafter
 from corrige.model.numpy_gpt import KVCache, RuntimeWeights, decode, extend, prefill
 
 
@@ -92,7 +92,7 @@ def lookup_greedy_generate_scored(
     eos_id: int | None = None,
     slot: int = 0,
     draft_tokens: int = 8,
-    corpus: Sequence[int] | LookupTable = (),
+    drafter: LookupDrafter | None = None,
 ) -> Generation:
     """Greedy generation for one sequence with prompt-lookup speculative decoding.
 
@@ -107,7 +107,7 @@ def lookup_greedy_generate_scored(
     out = Generation([], [])
     if max_new_tokens <= 0:
         return out
-    sequence = PromptLookup(prompt, corpus if isinstance(corpus, LookupTable) else LookupTable(corpus))
+    sequence = (drafter or LookupDrafter()).start(prompt)
     context = sequence.tokens
     rows = prefill(w, cache, [context], [slot])
     draft: list[int] = []

@@ -95,3 +95,17 @@ class PromptLookup(LookupTable):
             if earlier >= 0:
                 return tokens[earlier + 1 : earlier + 1 + k]
         return []
+
+
+class LookupDrafter:
+    """Starts one `PromptLookup` per request, all over one shared `corpus` of likely text.
+
+    The engine's speculative decoding asks `start(prompt)` when a greedy request is admitted;
+    a subclass can return a lookup that knows more about the answers' shape.
+    """
+
+    def __init__(self, corpus: Sequence[int] = ()) -> None:
+        self.corpus = LookupTable(corpus) if corpus else None
+
+    def start(self, prompt: Sequence[int]) -> PromptLookup:
+        return PromptLookup(prompt, self.corpus)

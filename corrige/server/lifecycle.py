@@ -47,7 +47,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     tutor = await asyncio.to_thread(Tutor.load, settings.model_dir)
     # learner portal: audit log, sessions, and quiz questions the model can take
     state.portal = await asyncio.to_thread(open_portal, settings, tutor.fits)
-    engine = Engine(tutor.weights, settings.engine_config(), draft_corpus=tutor.label_lookup.tokens)
+    engine = Engine(tutor.weights, settings.engine_config(), drafter=tutor.drafter)
     state.step_history = StepHistory()  # queue depth and batch size over time, for the dashboard
     engine.subscribe(on_step=state.step_history.on_step)
     if settings.debug_step_delay_ms > 0:

@@ -21,12 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from corrige.model.generate import greedy_generate_scored, lookup_greedy_generate_scored
-from corrige.model.lookup import LookupTable
 from corrige.model.numpy_gpt import KVCache, RuntimeWeights, prepare
 from corrige.model.weights import load_model
 from corrige.tokenizer import BPETokenizer
-from corrige.tutor.categories import CATEGORIES
 from corrige.tutor.codec import PromptTooLong, check_fits, encode_prompt
+from corrige.tutor.drafting import AnswerDrafter
 from corrige.tutor.edits import Edit, diff_edits
 from corrige.tutor.format import NO_ERRORS_GLOSS, parse_target
 from corrige.tutor.plausibility import content_mismatch, load_known_words, unknown_words
@@ -99,10 +98,8 @@ class Tutor:
         self.tokenizer = tokenizer
         self.config = config or TutorConfig()
         self.known_words = known_words  # words seen in training; None skips the unknown-word check
-        # gloss labels: guesses for prompt-lookup decoding once the model starts a gloss (here and
-        # in the engine: `label_lookup.tokens` is the engine's draft corpus)
-        labels = " / ".join(c.label + ":" for c in CATEGORIES) + " / " + NO_ERRORS_GLOSS
-        self.label_lookup = LookupTable(tokenizer.encode(labels))
+        # guesses the answer for speculative decoding, here and in the server's engine
+        self.drafter = AnswerDrafter(tokenizer)
 
     @classmethod
     def load(cls, model_dir: str | Path | None = None, config: TutorConfig | None = None) -> Tutor:
@@ -196,7 +193,7 @@ class Tutor:
             # sentence alone decodes with prompt lookup, which gives the same tokens in fewer passes
             if len(chunk) == 1:
                 gens = [
-                    lookup_greedy_generate_scored(self.weights, cache, prompts[0], limit, eos, corpus=self.label_lookup)
+                    lookup_greedy_generate_scored(self.weights, cache, prompts[0], limit, eos, drafter=self.drafter)
                 ]
             else:
                 gens = greedy_generate_scored(self.weights, cache, prompts, limit, eos_id=eos)

@@ -56,7 +56,7 @@ def test_tutor_answers_are_identical_with_fewer_steps(policy):
     speculative = EngineConfig(**{**vars(plain), "speculative_tokens": 8, "speculative_token_budget": 128})
 
     async def main(config):
-        with Engine(t.weights, config, draft_corpus=t.label_lookup.tokens) as engine:
+        with Engine(t.weights, config, drafter=t.drafter) as engine:
             return await generate_all(engine, work), engine.snapshot()
 
     (want, before), (got, after) = run(main(plain)), run(main(speculative))
@@ -94,7 +94,7 @@ def test_streams_get_every_token_once_in_order():
 
     async def main():
         config = EngineConfig(n_slots=8, max_batch=8, speculative_tokens=8)
-        with Engine(t.weights, config, draft_corpus=t.label_lookup.tokens) as engine:
+        with Engine(t.weights, config, drafter=t.drafter) as engine:
 
             async def one(prompt, n, eos):
                 events = []

@@ -5,7 +5,7 @@ import pytest
 
 from corrige.model import preset
 from corrige.model.generate import greedy_generate_scored, lookup_greedy_generate_scored
-from corrige.model.lookup import LookupTable, PromptLookup
+from corrige.model.lookup import LookupDrafter, LookupTable, PromptLookup
 from corrige.model.numpy_gpt import KVCache, extend, prefill, prepare, verify
 from corrige.model.weights import random_params
 
@@ -39,7 +39,9 @@ def test_lookup_decoding_is_exactly_greedy(weights, seed):
     base = rng.integers(0, weights.cfg.vocab_size, 6).tolist()
     prompt = base + base[:4]  # repeats, so guesses are made (and some are accepted)
     ref = greedy_generate_scored(weights, KVCache.allocate(weights.cfg, 1), [prompt], 20, eos_id=7)[0]
-    got = lookup_greedy_generate_scored(weights, KVCache.allocate(weights.cfg, 1), prompt, 20, eos_id=7, corpus=base)
+    got = lookup_greedy_generate_scored(
+        weights, KVCache.allocate(weights.cfg, 1), prompt, 20, eos_id=7, drafter=LookupDrafter(base)
+    )
     assert got.tokens == ref.tokens
     np.testing.assert_allclose(got.logprobs, ref.logprobs, atol=1e-5)
 
