@@ -241,6 +241,10 @@ def serve(
     speculative_tokens: Annotated[
         int | None, typer.Option(help="Guessed tokens checked per request per step (prompt lookup); 0: off.")
     ] = None,
+    engine_process: Annotated[
+        bool | None,
+        typer.Option("--engine-process/--engine-thread", help="Run the engine in a child process or a thread."),
+    ] = None,
     rate_limit: Annotated[float | None, typer.Option(help="Requests/s per client; 0 disables the limit.")] = None,
     max_body_bytes: Annotated[int | None, typer.Option(help="Larger request bodies get 413.")] = None,
     drain_grace: Annotated[float | None, typer.Option(help="Seconds in-flight requests get on SIGTERM.")] = None,
@@ -262,6 +266,7 @@ def serve(
         "n_threads": threads,
         "queue_timeout_s": queue_timeout,
         "speculative_tokens": speculative_tokens,
+        "engine_process": engine_process,
         "rate_limit": rate_limit,
         "max_body_bytes": max_body_bytes,
         "drain_grace_s": drain_grace,

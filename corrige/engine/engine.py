@@ -34,7 +34,7 @@ from corrige.engine.request import (
     validate_prompt,
 )
 from corrige.engine.stats import EngineSnapshot, EngineTotals, StepStats
-from corrige.engine.stream import RequestStream, Sink, deliver
+from corrige.engine.stream import RequestStream, Sink, deliver, final_output
 from corrige.engine.threads import ThreadPoolCore
 from corrige.model.lookup import LookupDrafter
 from corrige.model.numpy_gpt import RuntimeWeights
@@ -91,8 +91,22 @@ class Engine:
         queue_timeout_s: float | None = None,
     ) -> RequestStream:
         """Submit a request and stream its tokens. Raises `InvalidRequest` or `Overloaded` at once."""
+        return self.submit(prompt_token_ids, params, request_id=request_id, queue_timeout_s=queue_timeout_s)
+
+    def submit(
+        self,
+        prompt_token_ids: Sequence[int],
+        params: SamplingParams | None = None,
+        *,
+        request_id: str | None = None,
+        queue_timeout_s: float | None = None,
+        stream: bool = True,
+    ) -> RequestStream:
+        """`stream`, or with `stream=False` a stream that yields no tokens, only the final output."""
         sink = Sink(asyncio.get_running_loop())
-        request_id = self._submit(prompt_token_ids, params, request_id, queue_timeout_s, sink, stream=True)
+        request_id = self.add(
+            prompt_token_ids, params, sink, request_id=request_id, queue_timeout_s=queue_timeout_s, stream=stream
+        )
         return RequestStream(self, request_id, sink)
 
     async def generate(
@@ -110,13 +124,10 @@ class Engine:
         """
         # No token events: they would wake the event loop once per token per request, and it
         # would then compete with the model for the GIL.
-        sink = Sink(asyncio.get_running_loop())
-        request_id = self._submit(prompt_token_ids, params, request_id, queue_timeout_s, sink, stream=False)
-        stream = RequestStream(self, request_id, sink)
-        async for _ in stream:
-            pass
-        assert stream.output is not None
-        return stream.output
+        stream = self.submit(
+            prompt_token_ids, params, request_id=request_id, queue_timeout_s=queue_timeout_s, stream=False
+        )
+        return await final_output(stream)
 
     def abort(self, request_id: str) -> None:
         """Abort a request, waiting or running (from any thread). Unknown ids are ignored."""
@@ -168,15 +179,18 @@ class Engine:
 
     # ---- front end → loop thread ----
 
-    def _submit(
+    def add(
         self,
         prompt_token_ids: Sequence[int],
         params: SamplingParams | None,
-        request_id: str | None,
-        queue_timeout_s: float | None,
         sink: Sink,
-        stream: bool,
+        *,
+        request_id: str | None = None,
+        queue_timeout_s: float | None = None,
+        stream: bool = True,
     ) -> str:
+        """Submit with a sink of the caller's own, from any thread: its `loop` gets this request's
+        events through `call_soon_threadsafe(deliver, batch)`. Returns the request id."""
         params = params or SamplingParams()
         prompt = validate_prompt(prompt_token_ids, params, self.model_config.vocab_size, self.model_config.n_ctx)
         timeout = self.config.queue_timeout_s if queue_timeout_s is None else queue_timeout_s

@@ -12,7 +12,10 @@ from typing import TYPE_CHECKING
 from corrige.engine.request import RequestOutput, TokenEvent
 
 if TYPE_CHECKING:
-    from corrige.engine.engine import Engine
+    from typing import Protocol
+
+    class Engine(Protocol):  # `Engine` or `EngineProcess`: what a stream needs of its engine
+        def abort(self, request_id: str) -> None: ...
 
 
 class Sink:
@@ -78,3 +81,11 @@ class RequestStream:
                 self.engine.abort(self.request_id)
             except Exception:  # interpreter shutdown: nothing left to free
                 pass
+
+
+async def final_output(stream: RequestStream) -> RequestOutput:
+    """Wait for a request's output, skipping its tokens; raises its error, if it ended with one."""
+    async for _ in stream:
+        pass
+    assert stream.output is not None
+    return stream.output

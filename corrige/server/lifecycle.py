@@ -12,6 +12,7 @@ SIGINT while still listening; under a plain `uvicorn` the lifespan's shutdown dr
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import sys
 import time
@@ -22,12 +23,14 @@ from typing import Any
 from fastapi import FastAPI
 
 from corrige.engine import Engine
+from corrige.engine.process import EngineProcess
 from corrige.model.blas import limit_blas_threads
 from corrige.obs.timeseries import StepHistory
 from corrige.portal.state import close_portal, open_portal
 from corrige.server.observe import load_rules, start_observability
 from corrige.server.service import CorrectionService, Prepared
-from corrige.tutor.agent import Tutor
+from corrige.server.settings import Settings
+from corrige.tutor.agent import Tutor, engine_parts
 
 logger = logging.getLogger(__name__)
 
@@ -47,13 +50,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     tutor = await asyncio.to_thread(Tutor.load, settings.model_dir)
     # learner portal: audit log, sessions, and quiz questions the model can take
     state.portal = await asyncio.to_thread(open_portal, settings, tutor.fits)
-    engine = Engine(tutor.weights, settings.engine_config(), drafter=tutor.drafter)
+    engine = await asyncio.to_thread(start_engine, settings, tutor)
     state.step_history = StepHistory()  # queue depth and batch size over time, for the dashboard
     engine.subscribe(on_step=state.step_history.on_step)
-    if settings.debug_step_delay_ms > 0:
-        delay_s = settings.debug_step_delay_ms / 1000
-        engine.subscribe(on_step=lambda _step: time.sleep(delay_s))
-        logger.warning("debug_step_delay_ms=%g: every model step is slowed down (testing only)", delay_s * 1000)
     stop_observability = start_observability(state, settings, engine)
     rules = await asyncio.to_thread(load_rules, settings)
     service = CorrectionService(tutor, engine, settings, rules)
@@ -81,6 +80,29 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if rules is not None:
             rules.close()
         await asyncio.to_thread(stop_observability)  # writes the last spans
+
+
+def start_engine(settings: Settings, tutor: Tutor) -> Engine | EngineProcess:
+    """The engine the settings ask for: in a child process (the default) or on a thread of this one."""
+    config = settings.engine_config()
+    delay_s = settings.debug_step_delay_ms / 1000
+    if delay_s:
+        logger.warning("debug_step_delay_ms=%g: every model step is slowed down (testing only)", delay_s * 1000)
+    if settings.engine_process:
+        build = functools.partial(engine_parts, settings.model_dir)
+        switch_s = settings.gil_switch_ms / 1000
+        return EngineProcess(
+            build,
+            tutor.weights.cfg,
+            config,
+            blas_threads=settings.blas_threads,
+            gil_switch_s=switch_s,
+            step_delay_s=delay_s,
+        )
+    engine = Engine(tutor.weights, config, drafter=tutor.drafter)
+    if delay_s:
+        engine.subscribe(on_step=lambda _step: time.sleep(delay_s))
+    return engine
 
 
 async def warm_up(service: CorrectionService) -> None:

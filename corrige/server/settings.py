@@ -48,6 +48,9 @@ class Settings(BaseSettings):
     max_wait_ms: float = Field(5.0, ge=0)  # static batching: how long a batch waits to fill
     n_threads: int = Field(4, ge=1)  # threads batching: worker threads
     queue_timeout_s: float = Field(10.0, gt=0)  # waiting longer than this for the model: 504
+    # run the engine in a process of its own, so the model does not share the interpreter lock
+    # with HTTP, validation and tracing (false: a thread of the server process)
+    engine_process: bool = True
     # prompt-lookup speculative decoding: guessed tokens checked per request per step (0: off); the
     # answers are the same either way, in fewer steps (see docs/BENCHMARKS.md)
     speculative_tokens: int = Field(8, ge=0)

@@ -203,5 +203,11 @@ class Tutor:
         return results
 
 
+def engine_parts(model_dir: str | Path | None = None) -> tuple[RuntimeWeights, AnswerDrafter]:
+    """What an engine process builds to serve the tutor: its weights and its answer drafter."""
+    tutor = Tutor.load(model_dir)
+    return tutor.weights, tutor.drafter
+
+
 def _drop_added_stop(text: str, added_stop: bool) -> str:
     return text[:-1] if added_stop and text.endswith(".") else text

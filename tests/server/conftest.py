@@ -28,6 +28,7 @@ def make_settings(model_dir, tmp_path):
             "rate_limit": 0,
             "access_log": False,
             "blas_threads": 0,
+            "engine_process": False,  # a thread: the tests swap its model runner (tests/engine covers the process)
             "trace_store": tmp_path / "traces.sqlite",
             **overrides,
         }

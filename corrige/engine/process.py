@@ -1,0 +1,386 @@
+"""The engine in a process of its own, behind the same asyncio API as `Engine`.
+
+In one server process the event loop (HTTP, validation, JSON, tracing) and the engine's loop
+thread share one interpreter lock, so under load they take turns on one core. `EngineProcess`
+runs the engine in a child process instead, as vLLM's v1 splits its API server from its
+engine core; the parent's event loop only sends requests and receives results:
+
+    parent: EngineProcess                          child: an `Engine`, its main thread reading the pipe
+    generate / stream / abort ── ("add" | "abort" | "close") ──►  engine.add / engine.abort
+    reader thread → event loops ◄── [events, step stats, snapshot] ──  one send per engine step with events
+
+The child is spawned (a forked copy of a process with threads is unsafe) and builds its own
+weights and drafter by calling `build()`, a picklable function. Requests are checked and
+admitted in the parent as `Engine` does (`InvalidRequest`, `Overloaded` at once), using the
+child's latest snapshot for the queue depth. If the child dies, every request in flight fails
+with `InternalError` and `running` turns false, so readiness checks fail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import multiprocessing
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from multiprocessing.connection import Connection
+from typing import Any
+
+from corrige.engine.config import EngineConfig
+from corrige.engine.errors import EngineClosed, EngineError, InternalError, InvalidRequest, Overloaded
+from corrige.engine.request import FinishReason, RequestOutput, SamplingParams, TokenEvent, validate_prompt
+from corrige.engine.stats import EngineSnapshot, RequestStats, StepStats
+from corrige.engine.stream import RequestStream, Sink, deliver, final_output
+from corrige.model.config import GPTConfig
+
+logger = logging.getLogger(__name__)
+
+Build = Callable[[], tuple[Any, Any]]  # () -> (RuntimeWeights, LookupDrafter | None), run in the child
+_START_TIMEOUT_S = 120.0
+
+
+class EngineProcess:
+    """`Engine`'s API (generate, stream, submit, abort, snapshot, subscribe, close) over a child process."""
+
+    def __init__(
+        self,
+        build: Build,
+        model_config: GPTConfig,
+        config: EngineConfig | None = None,
+        *,
+        blas_threads: int = 1,
+        gil_switch_s: float | None = None,
+        step_delay_s: float = 0.0,
+    ) -> None:
+        self.config = config or EngineConfig()
+        self.model_config = model_config
+        context = multiprocessing.get_context("spawn")
+        self._conn, child_conn = context.Pipe()
+        child_args = (build, self.config, child_conn, blas_threads, gil_switch_s, step_delay_s)
+        self._process = context.Process(target=_child_main, args=child_args, name="corrige-engine", daemon=True)
+        self._process.start()
+        child_conn.close()
+        if not self._conn.poll(_START_TIMEOUT_S):
+            self._process.kill()
+            raise RuntimeError("the engine process did not start")
+        try:
+            kind, snapshot = self._conn.recv()
+        except EOFError:
+            raise RuntimeError(f"the engine process exited while starting (code {self._process.exitcode})") from None
+        assert kind == "ready"
+        self._snapshot: EngineSnapshot = snapshot
+        self._lock = threading.Lock()  # guards the sinks and the counters
+        self._send_lock = threading.Lock()
+        self._sinks: dict[str, Sink] = {}
+        self._sent = 0  # adds sent to the child
+        self._sent_since_snapshot = 0  # ...that its latest snapshot does not count yet (still in the pipe)
+        self._closing = False
+        self._ids = itertools.count()
+        self._step_listeners: tuple[Callable[[StepStats], None], ...] = ()
+        self._request_listeners: tuple[Callable[[RequestOutput], None], ...] = ()
+        self._reader = threading.Thread(target=self._read, name="engine-process-reader", daemon=True)
+        self._reader.start()
+
+    # ---- the asyncio API (call from a running event loop) ----
+
+    def stream(
+        self,
+        prompt_token_ids: Sequence[int],
+        params: SamplingParams | None = None,
+        *,
+        request_id: str | None = None,
+        queue_timeout_s: float | None = None,
+    ) -> RequestStream:
+        return self.submit(prompt_token_ids, params, request_id=request_id, queue_timeout_s=queue_timeout_s)
+
+    async def generate(
+        self,
+        prompt_token_ids: Sequence[int],
+        params: SamplingParams | None = None,
+        *,
+        request_id: str | None = None,
+        queue_timeout_s: float | None = None,
+    ) -> RequestOutput:
+        stream = self.submit(
+            prompt_token_ids, params, request_id=request_id, queue_timeout_s=queue_timeout_s, stream=False
+        )
+        return await final_output(stream)
+
+    def submit(
+        self,
+        prompt_token_ids: Sequence[int],
+        params: SamplingParams | None = None,
+        *,
+        request_id: str | None = None,
+        queue_timeout_s: float | None = None,
+        stream: bool = True,
+    ) -> RequestStream:
+        params = params or SamplingParams()
+        prompt = validate_prompt(prompt_token_ids, params, self.model_config.vocab_size, self.model_config.n_ctx)
+        sink = Sink(asyncio.get_running_loop())
+        with self._lock:
+            if self._closing or not self._process.is_alive():
+                raise EngineClosed("the engine is shut down")
+            waiting = self._snapshot.waiting + self._sent_since_snapshot
+            if waiting >= self.config.max_waiting:
+                raise Overloaded(f"{waiting} requests are already waiting (the limit); try again shortly")
+            request_id = f"req-{next(self._ids)}" if request_id is None else request_id
+            if request_id in self._sinks:
+                raise InvalidRequest(f"request id {request_id!r} is already in flight; ids must be unique")
+            self._sinks[request_id] = sink
+            self._sent += 1
+            self._sent_since_snapshot += 1
+        if not self._send(("add", request_id, prompt, params, queue_timeout_s, stream)):
+            with self._lock:
+                self._sinks.pop(request_id, None)
+            raise EngineClosed("the engine process is gone")
+        return RequestStream(self, request_id, sink)
+
+    def abort(self, request_id: str) -> None:
+        """Abort a request, waiting or running (from any thread). Unknown ids are ignored."""
+        if request_id in self._sinks and not self._closing:
+            self._send(("abort", request_id))
+
+    @property
+    def running(self) -> bool:
+        return self._process.is_alive() and not self._closing
+
+    def snapshot(self) -> EngineSnapshot:
+        """The child's state after its latest step, plus the requests sent since."""
+        snapshot, sent = self._snapshot, self._sent_since_snapshot
+        return replace(snapshot, waiting=snapshot.waiting + sent) if sent else snapshot
+
+    def subscribe(
+        self,
+        on_step: Callable[[StepStats], None] | None = None,
+        on_request: Callable[[RequestOutput], None] | None = None,
+    ) -> Callable[[], None]:
+        """As `Engine.subscribe`; the listeners run on this process's reader thread."""
+        with self._lock:
+            if on_step is not None:
+                self._step_listeners += (on_step,)
+            if on_request is not None:
+                self._request_listeners += (on_request,)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                self._step_listeners = tuple(f for f in self._step_listeners if f is not on_step)
+                self._request_listeners = tuple(f for f in self._request_listeners if f is not on_request)
+
+        return unsubscribe
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Stop the child; unfinished requests end with `EngineClosed`."""
+        with self._lock:
+            closing, self._closing = self._closing, True
+        if not closing:
+            self._send(("close",))
+        self._reader.join(timeout)
+        self._process.join(timeout)
+        if self._process.is_alive():
+            self._process.kill()
+
+    def __enter__(self) -> EngineProcess:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # ---- plumbing ----
+
+    def _send(self, message: tuple) -> bool:
+        """Send to the child; False when it is gone (the reader then fails its requests).
+
+        Its own lock, never held by the reader thread: a send that waits for the child to read
+        cannot hold up the results coming back."""
+        try:
+            with self._send_lock:
+                self._conn.send(message)
+            return True
+        except (BrokenPipeError, OSError):
+            logger.debug("engine process is gone; dropped %s", message[0])
+            return False
+
+    def _read(self) -> None:
+        """The reader thread: hand the child's events to their event loops, feed the listeners."""
+        while True:
+            try:
+                messages = self._conn.recv()
+            except (EOFError, OSError):
+                break
+            batches: dict[asyncio.AbstractEventLoop, list[tuple[Sink, TokenEvent | RequestOutput]]] = {}
+            finished: list[RequestOutput] = []
+            steps: list[StepStats] = []
+            with self._lock:
+                for message in messages:
+                    kind = message[0]
+                    if kind == "event":
+                        event = message[1]
+                        final = isinstance(event, RequestOutput)
+                        sink = self._sinks.pop(event.request_id, None) if final else self._sinks.get(event.request_id)
+                        if final:
+                            finished.append(event)
+                        if sink is not None:
+                            batches.setdefault(sink.loop, []).append((sink, event))
+                    elif kind == "steps":
+                        steps += message[1]
+                    elif kind == "snapshot":
+                        self._snapshot, self._sent_since_snapshot = message[1], self._sent - message[2]
+            _hand_over(batches)
+            _notify(self._step_listeners, steps)
+            _notify(self._request_listeners, finished)
+        self._fail_all(InternalError("the engine process exited; please retry") if not self._closing else None)
+
+    def _fail_all(self, error: EngineError | None) -> None:
+        """The child is gone: end every request still in flight."""
+        with self._lock:
+            sinks, self._sinks = self._sinks, {}
+            self._snapshot = replace(self._snapshot, running=0, waiting=0, slots_used=0)
+            self._sent_since_snapshot = 0
+        if sinks:
+            error = error or EngineClosed("the engine shut down before the request finished")
+            logger.warning("engine process gone: failing %d requests in flight", len(sinks))
+        batches: dict[asyncio.AbstractEventLoop, list] = {}
+        for request_id, sink in sinks.items():
+            batches.setdefault(sink.loop, []).append((sink, _error_output(request_id, error)))
+        _hand_over(batches)
+
+
+def random_model(preset: str = "tiny", seed: int = 0) -> tuple[Any, Any]:
+    """A `build` for random weights of a preset (tests, benchmarks): `partial(random_model, "seed", 3)`."""
+    from corrige.model import preset as preset_config
+    from corrige.model.lookup import LookupDrafter
+    from corrige.model.numpy_gpt import prepare
+    from corrige.model.weights import random_params
+
+    cfg = preset_config(preset)
+    return prepare(random_params(cfg, seed=seed), cfg), LookupDrafter()
+
+
+def _hand_over(batches: dict[asyncio.AbstractEventLoop, list]) -> None:
+    for loop, batch in batches.items():
+        try:
+            loop.call_soon_threadsafe(deliver, batch)
+        except RuntimeError:  # that event loop is closed: its callers are gone
+            pass
+
+
+def _notify(listeners: tuple[Callable, ...], items: list) -> None:
+    for listener in listeners:
+        for item in items:
+            try:
+                listener(item)
+            except Exception:  # a broken listener must not stop the reader
+                logger.exception("engine listener %r failed", listener)
+
+
+def _error_output(request_id: str, error: EngineError) -> RequestOutput:
+    now = time.monotonic()
+    stats = RequestStats(request_id, str(FinishReason.ERROR), 0, 0, now, now, None, None, None, None, ())
+    return RequestOutput(request_id, (), FinishReason.ERROR, stats, error)
+
+
+# ---- the child ----
+
+
+def _child_main(
+    build: Build,
+    config: EngineConfig,
+    conn: Connection,
+    blas_threads: int,
+    gil_switch_s: float | None,
+    step_delay_s: float,
+) -> None:
+    from corrige.engine.engine import Engine
+    from corrige.model.blas import limit_blas_threads
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the process group: the parent drains, then closes us
+    limit_blas_threads(blas_threads)
+    if gil_switch_s is not None:
+        sys.setswitchinterval(gil_switch_s)
+    weights, drafter = build()
+    out = _PipeOut(conn)
+    engine = Engine(weights, config, drafter=drafter)
+    engine.subscribe(on_step=out.on_step)
+    if step_delay_s:  # fault injection for tests: slow every model step down
+        engine.subscribe(on_step=lambda _step: time.sleep(step_delay_s))
+    out.engine = engine
+    conn.send(("ready", engine.snapshot()))
+    try:
+        _serve_requests(engine, conn, out)
+    finally:
+        engine.close()  # requests in flight end with EngineClosed, sent before the pipe closes
+        out.flush()
+        conn.close()
+
+
+def _serve_requests(engine, conn: Connection, out: _PipeOut) -> None:
+    """The child's main thread: take the parent's messages; between them, send pending step stats."""
+    while True:
+        if not conn.poll(_IDLE_FLUSH_S):
+            out.flush(only_if_stale=True)
+            continue
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):  # the parent is gone
+            return
+        kind = message[0]
+        if kind == "add":
+            _, request_id, prompt, params, queue_timeout_s, stream = message
+            sink = Sink(out)  # type: ignore[arg-type]  # events go to the pipe, not to an event loop
+            try:
+                engine.add(prompt, params, sink, request_id=request_id, queue_timeout_s=queue_timeout_s, stream=stream)
+            except EngineError as exc:  # refused here after all (the parent's estimate was behind)
+                out.call_soon_threadsafe(deliver, [(sink, _error_output(request_id, exc))])
+            out.received += 1
+        elif kind == "abort":
+            engine.abort(message[1])
+        elif kind == "close":
+            return
+
+
+_IDLE_FLUSH_S = 0.05  # step stats wait at most this long for a message to ride along with
+
+
+class _PipeOut:
+    """Stands in for an event loop in the child's sinks: the engine hands each step's events to
+    `call_soon_threadsafe`, and they go to the parent at once, with the step stats so far and a
+    snapshot. Steps without events go out with the next message (at most `_IDLE_FLUSH_S` later)."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.engine = None
+        self.received = 0  # adds taken from the pipe, for the parent's queue-depth estimate
+        self._lock = threading.Lock()  # the engine's loop thread, threads-policy workers, the main thread
+        self._steps: list[StepStats] = []
+        self._sent_at = 0.0
+
+    def call_soon_threadsafe(self, _deliver: Callable, batch: list[tuple[Sink, TokenEvent | RequestOutput]]) -> None:
+        self._send([("event", event) for _, event in batch])
+
+    def on_step(self, step: StepStats) -> None:
+        with self._lock:
+            self._steps.append(step)
+
+    def flush(self, only_if_stale: bool = False) -> None:
+        if only_if_stale and (not self._steps or time.monotonic() - self._sent_at < _IDLE_FLUSH_S):
+            return
+        self._send([])
+
+    def _send(self, messages: list[tuple]) -> None:
+        with self._lock:
+            if self._steps:
+                messages.append(("steps", self._steps))
+                self._steps = []
+            # the snapshot counts the adds read so far; those still in the pipe are the parent's to add
+            messages.append(("snapshot", self.engine.snapshot(), self.received))
+            self._sent_at = time.monotonic()
+            try:
+                self.conn.send(messages)
+            except (BrokenPipeError, OSError):
+                pass  # the parent is gone; the main thread notices and stops

@@ -1,0 +1,132 @@
+"""The engine in a child process: the same answers, errors and slot accounting as in process."""
+
+import asyncio
+import functools
+import os
+import signal
+
+import pytest
+from engine_support import EOS, greedy_alone, random_workload, run, wait_for_snapshot, weights
+
+from corrige.engine import (
+    EngineClosed,
+    EngineConfig,
+    FinishReason,
+    InternalError,
+    InvalidRequest,
+    Overloaded,
+    SamplingParams,
+)
+from corrige.engine.process import EngineProcess, random_model
+
+
+def start(step_delay_s: float = 0.0, **config) -> EngineProcess:
+    """The child builds the same random weights as `weights()` here; a step delay keeps requests
+    running long enough to be seen running."""
+    config = EngineConfig(**{"n_slots": 8, "max_batch": 8, **config})
+    return EngineProcess(functools.partial(random_model, "tiny", 3), weights().cfg, config, step_delay_s=step_delay_s)
+
+
+@pytest.mark.parametrize("speculative_tokens", [0, 4])
+def test_greedy_answers_match_the_plain_loop_for_50_concurrent_requests(speculative_tokens):
+    w = weights()
+    work = random_workload(w, 50, seed=8)
+    expected = [greedy_alone(w, p, n, EOS) for p, n in work]
+
+    async def main():
+        with start(speculative_tokens=speculative_tokens) as engine:
+            params = [SamplingParams(max_tokens=n, stop_token_ids=(EOS,), logprobs=True) for _, n in work]
+            outputs = await asyncio.gather(*(engine.generate(p, s) for (p, _), s in zip(work, params, strict=True)))
+            return outputs, await wait_for_snapshot(engine, lambda s: s.finished == 50, "all finished")
+
+    outputs, snapshot = run(main())
+    assert [list(o.token_ids) for o in outputs] == expected
+    assert all(len(o.logprobs) == len(o.token_ids) for o in outputs)
+    assert (snapshot.slots_used, snapshot.running, snapshot.waiting) == (0, 0, 0)
+
+
+def test_streams_cancellation_and_subscribers_cross_the_process_boundary():
+    steps, finished = [], []
+
+    async def main():
+        with start(step_delay_s=0.005) as engine:
+            engine.subscribe(on_step=steps.append, on_request=finished.append)
+            async with engine.stream([1, 2, 3], SamplingParams(max_tokens=6)) as stream:
+                tokens = [event.token_id async for event in stream]
+            assert tuple(tokens) == stream.output.token_ids and len(tokens) == 6
+            # a caller that goes away aborts its request, and its slot comes back
+            task = asyncio.create_task(engine.generate([4, 5], SamplingParams(max_tokens=30)))
+            await wait_for_snapshot(engine, lambda s: s.running == 1, "the long request runs")
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            return await wait_for_snapshot(engine, lambda s: s.aborted == 1 and s.slots_used == 0, "abort frees")
+
+    snapshot = run(main())
+    assert snapshot.finished == 2 and len(finished) == 2
+    assert {o.finish_reason for o in finished} == {FinishReason.LENGTH, FinishReason.ABORT}
+    assert sum(s.batch_size for s in steps) >= 6
+
+
+def test_refusals_are_typed_and_immediate():
+    async def main():
+        with start(max_waiting=2, n_slots=1, max_batch=1) as engine:
+            with pytest.raises(InvalidRequest, match="at most"):
+                engine.stream(list(range(10)), SamplingParams(max_tokens=weights().cfg.n_ctx))
+            long = [asyncio.create_task(engine.generate([1], SamplingParams(max_tokens=30))) for _ in range(2)]
+            await asyncio.sleep(0)
+            with pytest.raises(Overloaded):
+                engine.stream([1], SamplingParams(max_tokens=2))
+            await asyncio.gather(*long)
+        with pytest.raises(EngineClosed):
+            engine.stream([1], SamplingParams())
+
+    run(main())
+
+
+def test_closing_ends_requests_in_flight_with_engine_closed():
+    async def main():
+        engine = start(step_delay_s=0.005, n_slots=1, max_batch=1)
+        tasks = [asyncio.create_task(engine.generate([i + 1], SamplingParams(max_tokens=30))) for i in range(4)]
+        await wait_for_snapshot(engine, lambda s: s.running == 1, "one runs")
+        await asyncio.to_thread(engine.close)
+        return await asyncio.gather(*tasks, return_exceptions=True), engine
+
+    results, engine = run(main())
+    assert any(isinstance(r, EngineClosed) for r in results)
+    assert all(isinstance(r, EngineClosed) or r.finish_reason is FinishReason.LENGTH for r in results)
+    assert not engine.running
+
+
+def test_a_dead_engine_process_fails_what_is_in_flight_and_stops_running():
+    async def main():
+        engine = start(step_delay_s=0.005, n_slots=1, max_batch=1)
+        task = asyncio.create_task(engine.generate([1], SamplingParams(max_tokens=30)))
+        await wait_for_snapshot(engine, lambda s: s.running == 1, "it runs")
+        os.kill(engine._process.pid, signal.SIGKILL)
+        with pytest.raises(InternalError, match="engine process exited"):
+            await task
+        assert not engine.running
+        with pytest.raises(EngineClosed):
+            engine.stream([1], SamplingParams())
+        engine.close()
+
+    run(main())
+
+
+def test_the_child_builds_with_the_tutor_parts():
+    from corrige.tutor.agent import Tutor, engine_parts
+
+    tutor = Tutor.load()
+    prompt = tutor.build_prompt("Yesterday I goed to the store.")
+    eos = tutor.tokenizer.special.eos
+    params = SamplingParams(max_tokens=tutor.max_new_tokens_for(len(prompt)), stop_token_ids=(eos,), logprobs=True)
+
+    async def main():
+        config = EngineConfig(speculative_tokens=8)
+        with EngineProcess(functools.partial(engine_parts, None), tutor.weights.cfg, config) as engine:
+            return await engine.generate(prompt, params), engine.snapshot()
+
+    output, snapshot = run(main())
+    correction = tutor.interpret("Yesterday I goed to the store.", output.token_ids, output.logprobs, len(prompt))
+    assert correction.corrected == "Yesterday I went to the store." and snapshot.accepted_tokens > 0
