@@ -161,6 +161,7 @@ def run_cell(
     threads: int,
     speculative_tokens: int = 0,
     drafter=None,
+    speculative_token_budget: int = 32,
 ) -> Cell:
     import numpy as np
 
@@ -175,6 +176,7 @@ def run_cell(
         queue_timeout_s=None,
         n_threads=threads,
         speculative_tokens=speculative_tokens,
+        speculative_token_budget=speculative_token_budget,
     )
     steps = []
     with Engine(weights, config, drafter=drafter) as engine:

@@ -72,8 +72,9 @@ def summarize(cells: list[Cell]) -> list[dict[str, Any]]:
     return rows
 
 
-def _table(rows: list[dict[str, Any]], k: int) -> Table:
-    table = Table(title=f"engine: speculative decoding off vs on ({k} guessed tokens), real corrections")
+def _table(rows: list[dict[str, Any]], k: int, budget: int) -> Table:
+    title = f"engine: speculative decoding off vs on (up to {k} guessed tokens a request, {budget} a step)"
+    table = Table(title=title + ", real corrections")
     columns = ("policy", "clients", "req/s off", "req/s on", "on/off", "p50 off", "p50 on", "on/off", "p95 off")
     for name in (*columns, "p95 on", "steps/req off", "steps/req on", "kept"):
         table.add_column(name, justify="left" if name == "policy" else "right")
@@ -101,6 +102,7 @@ def run_speculative_bench(
     policies: list[str],
     clients: list[int],
     speculative_tokens: int = 8,
+    budget: int = 32,
     rounds: int = 3,
     requests: int = 0,
     duration: float = 2.0,
@@ -133,16 +135,19 @@ def run_speculative_bench(
                     for k in (0, speculative_tokens):
                         bar.update(task, description=f"{policy} x {n}, guesses {'on' if k else 'off'}")
                         runs = requests or max(200, 8 * n)
-                        cells.append(run_cell(tutor.weights, policy, n, workload, runs, duration, 1, k, tutor.drafter))
+                        cells.append(
+                            run_cell(tutor.weights, policy, n, workload, runs, duration, 1, k, tutor.drafter, budget)
+                        )
                         bar.advance(task)
     rows = summarize(cells)
     wide = console if console.is_terminal else Console(file=console.file, width=150)
-    wide.print(_table(rows, speculative_tokens))
+    wide.print(_table(rows, speculative_tokens, budget))
     result = {
         "machine": machine,
         "model": str(model) if model else "bundled",
         "settings": {
             "speculative_tokens": speculative_tokens,
+            "speculative_token_budget": budget,
             "rounds": rounds,
             "requests": requests,
             "duration_s": duration,
