@@ -5,8 +5,8 @@ access log off (the load generator is one client sending hundreds of requests a 
 trace store in a temporary directory (a lab run should not fill the user's). `LabServer.peer()`
 is the transformers server of `corrige.bench.peer`. Both answer `GET /readyz` once loaded.
 
-The server's CPU time (all its threads) is read from /proc, so a benchmark can say how much of
-the machine the server used and how much the load generator did.
+The server's CPU time (all its threads, and its engine process) is read from /proc, so a
+benchmark can say how much of the machine the server used and how much the load generator did.
 """
 
 from __future__ import annotations
@@ -48,6 +48,17 @@ def wait_until_ready(url: str, proc: subprocess.Popen, timeout: float) -> str:
             pass
         time.sleep(0.05)
     return "timeout"
+
+
+def _children(pid: int) -> list[int]:
+    """The live child processes of `pid` (from /proc; [] where the kernel does not list them)."""
+    children: list[int] = []
+    for path in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            children += [int(c) for c in path.read_text().split()]
+        except OSError:
+            continue
+    return children
 
 
 class LabServer:
@@ -115,12 +126,22 @@ class LabServer:
             return ""
 
     def cpu_seconds(self) -> float | None:
-        """User + system CPU time of the process so far (Linux /proc; None elsewhere)."""
+        """User + system CPU time so far of the process and its children, such as the engine
+        process of `corrige serve` (Linux /proc; None elsewhere)."""
         try:
-            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError, AssertionError):
+            pids = [self.pid, *_children(self.pid)]
+        except AssertionError:
             return None
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+        total = 0.0
+        for pid in pids:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                if pid == self.pid:
+                    return None
+                continue  # a child that just exited
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+        return total / os.sysconf("SC_CLK_TCK")
 
     def engine_stats(self) -> dict[str, Any] | None:
         """The server's `/v1/engine/stats` engine snapshot, or None (the peer has none)."""

@@ -134,14 +134,14 @@ class EngineCore(SchedulerBackedCore):
         before = [len(r.output_token_ids) for r in rows]
         finished = scheduler.update_from_output(output, ran.sampled_token_ids, now)
         record_logprobs(rows, ran.logprobs, before)
-        new_tokens = 0
-        for r, n in zip(rows, before, strict=True):
-            taken = len(r.output_token_ids) - n
-            new_tokens += taken
-            if r.stream:
-                result.events.extend(
-                    (r, TokenEvent(r.request_id, r.output_token_ids[i], i)) for i in range(n, n + taken)
-                )
+        result.events.extend(
+            (r, TokenEvent(r.request_id, r.output_token_ids[i], i))
+            for r, n in zip(rows, before, strict=True)
+            if r.stream
+            for i in range(n, len(r.output_token_ids))
+        )
+        # without guesses every row took exactly one token
+        new_tokens = sum(len(r.output_token_ids) for r in rows) - sum(before) if output.num_draft_tokens else len(rows)
         result.finish(finished)
         result.steps.append(
             StepStats(

@@ -80,6 +80,7 @@ class EngineProcess:
         self._sent = 0  # adds sent to the child
         self._sent_since_snapshot = 0  # ...that its latest snapshot does not count yet (still in the pipe)
         self._closing = False
+        self._gone = False  # the reader saw the pipe close: the child exited (or is exiting)
         self._ids = itertools.count()
         self._step_listeners: tuple[Callable[[StepStats], None], ...] = ()
         self._request_listeners: tuple[Callable[[RequestOutput], None], ...] = ()
@@ -124,7 +125,7 @@ class EngineProcess:
         prompt = validate_prompt(prompt_token_ids, params, self.model_config.vocab_size, self.model_config.n_ctx)
         sink = Sink(asyncio.get_running_loop())
         with self._lock:
-            if self._closing or not self._process.is_alive():
+            if self._closing or self._gone:
                 raise EngineClosed("the engine is shut down")
             waiting = self._snapshot.waiting + self._sent_since_snapshot
             if waiting >= self.config.max_waiting:
@@ -148,7 +149,7 @@ class EngineProcess:
 
     @property
     def running(self) -> bool:
-        return self._process.is_alive() and not self._closing
+        return not (self._gone or self._closing) and self._process.is_alive()
 
     def snapshot(self) -> EngineSnapshot:
         """The child's state after its latest step, plus the requests sent since."""
@@ -239,6 +240,7 @@ class EngineProcess:
     def _fail_all(self, error: EngineError | None) -> None:
         """The child is gone: end every request still in flight."""
         with self._lock:
+            self._gone = True
             sinks, self._sinks = self._sinks, {}
             self._snapshot = replace(self._snapshot, running=0, waiting=0, slots_used=0)
             self._sent_since_snapshot = 0

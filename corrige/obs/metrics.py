@@ -17,9 +17,11 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 
+import numpy as np
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
+from prometheus_client.utils import floatToGoString
 
 from corrige.engine import EngineSnapshot, RequestOutput, StepStats
 from corrige.obs import spans as S
@@ -32,6 +34,39 @@ STAGE_BUCKETS = (0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.004, 0.008, 0.015, 0.03
 TOKEN_BUCKETS = (0.0002, 0.0005, 0.001, 0.002, 0.004, 0.008, 0.015, 0.03, 0.06, 0.12, 0.25, 0.5, 1)
 BATCH_BUCKETS = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128)
 BURN_ALPHA = 0.05  # weight of the newest observation in the burn-rate moving average (~ the last 20 requests)
+
+
+class BulkHistogram(Collector):
+    """A Prometheus histogram fed many values at once (a request's inter-token gaps, ~27 of them):
+    one NumPy bucket count per call instead of one locked update per value."""
+
+    def __init__(self, name: str, documentation: str, buckets: Iterable[float], registry: CollectorRegistry) -> None:
+        self.name, self.documentation = name, documentation
+        self.bounds = np.asarray(sorted(buckets), dtype=np.float64)
+        self._counts = np.zeros(len(self.bounds) + 1, dtype=np.int64)  # the last: above every bound
+        self._sum = 0.0
+        self._lock = threading.Lock()
+        registry.register(self)
+
+    def observe_many(self, values: Iterable[float]) -> None:
+        values = np.asarray(values, dtype=np.float64)
+        if not values.size:
+            return
+        # bucket i counts values <= bounds[i] (Prometheus' `le`): the first bound not below the value
+        counts = np.bincount(np.searchsorted(self.bounds, values, side="left"), minlength=len(self._counts))
+        total = float(values.sum())
+        with self._lock:
+            self._counts += counts
+            self._sum += total
+
+    def collect(self) -> Iterable[HistogramMetricFamily]:
+        with self._lock:
+            cumulative, total = np.cumsum(self._counts).tolist(), self._sum
+        buckets = [(floatToGoString(b), c) for b, c in zip(self.bounds.tolist(), cumulative, strict=False)]
+        buckets.append(("+Inf", cumulative[-1]))
+        family = HistogramMetricFamily(self.name, self.documentation)
+        family.add_metric([], buckets, total)
+        yield family
 
 
 class _ScrapeTime(Collector):
@@ -103,8 +138,8 @@ class ServerMetrics:
         self.ttft = Histogram(
             f"{PREFIX}time_to_first_token_seconds", "Arrival to first token.", buckets=LATENCY_BUCKETS, registry=r
         )
-        self.itl = Histogram(
-            f"{PREFIX}inter_token_latency_seconds", "Gap between consecutive tokens.", buckets=TOKEN_BUCKETS, registry=r
+        self.itl = BulkHistogram(
+            f"{PREFIX}inter_token_latency_seconds", "Gap between consecutive tokens.", TOKEN_BUCKETS, registry=r
         )
         self.queue = Histogram(
             f"{PREFIX}request_queue_time_seconds", "Waiting for a KV slot.", buckets=LATENCY_BUCKETS, registry=r
@@ -176,8 +211,7 @@ class ServerMetrics:
             self.ttft.observe(stats.ttft_s)
         if stats.queue_s is not None:
             self.queue.observe(stats.queue_s)
-        for gap in stats.inter_token_s:
-            self.itl.observe(gap)
+        self.itl.observe_many(stats.inter_token_s)
         if stats.prefill_s is not None:
             self.prompt_tokens.inc(stats.num_prompt_tokens)
         self.generation_tokens.inc(stats.num_output_tokens)
