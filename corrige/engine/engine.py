@@ -26,6 +26,7 @@ from dataclasses import replace
 from corrige.engine.config import EngineConfig, Policy
 from corrige.engine.core import Core, EngineCore, Event
 from corrige.engine.errors import EngineClosed, InternalError, InvalidRequest, Overloaded
+from corrige.engine.frontend import FrontEnd, hand_over
 from corrige.engine.request import (
     Request,
     RequestOutput,
@@ -34,18 +35,15 @@ from corrige.engine.request import (
     validate_prompt,
 )
 from corrige.engine.stats import EngineSnapshot, EngineTotals, StepStats
-from corrige.engine.stream import RequestStream, Sink, deliver, final_output
+from corrige.engine.stream import RequestStream, Sink
 from corrige.engine.threads import ThreadPoolCore
 from corrige.model.lookup import LookupDrafter
 from corrige.model.numpy_gpt import RuntimeWeights
 
 logger = logging.getLogger(__name__)
 
-StepListener = Callable[[StepStats], None]
-RequestListener = Callable[[RequestOutput], None]
 
-
-class Engine:
+class Engine(FrontEnd):
     """Serves token-id requests with one of four policies (see `EngineConfig.policy`)."""
 
     def __init__(
@@ -58,6 +56,7 @@ class Engine:
     ) -> None:
         """`drafter`: how speculative decoding guesses a request's next tokens (default: prompt
         lookup in the request's own tokens; see `EngineConfig.speculative_tokens`)."""
+        super().__init__()
         self.config = config or EngineConfig()
         self.model_config = weights.cfg
         self._clock = clock
@@ -68,8 +67,6 @@ class Engine:
         self._queued_in_core = 0  # core's waiting count as of the loop's last look; guarded by _cond
         self._closing = False
         self._ids = itertools.count()
-        self._step_listeners: tuple[StepListener, ...] = ()
-        self._request_listeners: tuple[RequestListener, ...] = ()
         self._core: Core
         if self.config.policy is Policy.THREADS:
             self._core = ThreadPoolCore(weights, self.config, self._deliver_token_now, self._wake, clock)
@@ -82,17 +79,6 @@ class Engine:
 
     # ---- asyncio API (call from a running event loop) ----
 
-    def stream(
-        self,
-        prompt_token_ids: Sequence[int],
-        params: SamplingParams | None = None,
-        *,
-        request_id: str | None = None,
-        queue_timeout_s: float | None = None,
-    ) -> RequestStream:
-        """Submit a request and stream its tokens. Raises `InvalidRequest` or `Overloaded` at once."""
-        return self.submit(prompt_token_ids, params, request_id=request_id, queue_timeout_s=queue_timeout_s)
-
     def submit(
         self,
         prompt_token_ids: Sequence[int],
@@ -102,32 +88,11 @@ class Engine:
         queue_timeout_s: float | None = None,
         stream: bool = True,
     ) -> RequestStream:
-        """`stream`, or with `stream=False` a stream that yields no tokens, only the final output."""
         sink = Sink(asyncio.get_running_loop())
         request_id = self.add(
             prompt_token_ids, params, sink, request_id=request_id, queue_timeout_s=queue_timeout_s, stream=stream
         )
         return RequestStream(self, request_id, sink)
-
-    async def generate(
-        self,
-        prompt_token_ids: Sequence[int],
-        params: SamplingParams | None = None,
-        *,
-        request_id: str | None = None,
-        queue_timeout_s: float | None = None,
-    ) -> RequestOutput:
-        """Submit a request and wait for its output.
-
-        Raises `InvalidRequest`, `Overloaded`, `DeadlineExceeded`, `InternalError` or
-        `EngineClosed`; an aborted request returns with `finish_reason == "abort"`.
-        """
-        # No token events: they would wake the event loop once per token per request, and it
-        # would then compete with the model for the GIL.
-        stream = self.submit(
-            prompt_token_ids, params, request_id=request_id, queue_timeout_s=queue_timeout_s, stream=False
-        )
-        return await final_output(stream)
 
     def abort(self, request_id: str) -> None:
         """Abort a request, waiting or running (from any thread). Unknown ids are ignored."""
@@ -145,24 +110,6 @@ class Engine:
         """State as of the loop's latest iteration, plus requests submitted since; cheap, from any thread."""
         snapshot, submitted = self._snapshot, len(self._adds)
         return replace(snapshot, waiting=snapshot.waiting + submitted) if submitted else snapshot
-
-    def subscribe(
-        self, on_step: StepListener | None = None, on_request: RequestListener | None = None
-    ) -> Callable[[], None]:
-        """Call `on_step(StepStats)` after every model step and `on_request(RequestOutput)` when a
-        request finishes, on the loop thread (keep them quick). Returns an unsubscribe function."""
-        with self._cond:
-            if on_step is not None:
-                self._step_listeners += (on_step,)
-            if on_request is not None:
-                self._request_listeners += (on_request,)
-
-        def unsubscribe() -> None:
-            with self._cond:
-                self._step_listeners = tuple(f for f in self._step_listeners if f is not on_step)
-                self._request_listeners = tuple(f for f in self._request_listeners if f is not on_request)
-
-        return unsubscribe
 
     def close(self, timeout: float = 10.0) -> None:
         """Stop the loop; unfinished requests end with `EngineClosed`."""
@@ -276,32 +223,14 @@ class Engine:
             self._active_ids.difference_update(o.request_id for o in finished)
             self._queued_in_core = self._core.num_waiting
         self._snapshot = self._take_snapshot()
-        # After the bookkeeping, so a caller that has its output also sees its slot freed.
-        for loop, batch in batches.items():
-            try:
-                loop.call_soon_threadsafe(deliver, batch)
-            except RuntimeError:  # that event loop is closed: its callers are gone
-                logger.debug("dropped %d events for a closed event loop", len(batch))
-        self._notify(self._step_listeners, steps)
-        self._notify(self._request_listeners, finished)
-
-    @staticmethod
-    def _notify(listeners: tuple[Callable, ...], items: list) -> None:
-        for listener in listeners:
-            for item in items:
-                try:
-                    listener(item)
-                except Exception:  # a broken listener must not stop the engine
-                    logger.exception("engine listener %r failed", listener)
+        hand_over(batches)  # after the bookkeeping, so a caller that has its output also sees its slot freed
+        self._listeners.notify(steps, finished)
 
     def _deliver_token_now(self, request: Request, event: TokenEvent) -> None:
         """Threads policy: a worker streams its token without waiting for the loop thread."""
         sink = request.sink
         if isinstance(sink, Sink):
-            try:
-                sink.loop.call_soon_threadsafe(deliver, [(sink, event)])
-            except RuntimeError:
-                pass
+            hand_over({sink.loop: [(sink, event)]})
 
     def _take_snapshot(self) -> EngineSnapshot:
         core, totals = self._core, self._totals

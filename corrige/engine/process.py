@@ -33,9 +33,10 @@ from typing import Any
 
 from corrige.engine.config import EngineConfig
 from corrige.engine.errors import EngineClosed, EngineError, InternalError, InvalidRequest, Overloaded
+from corrige.engine.frontend import FrontEnd, hand_over
 from corrige.engine.request import FinishReason, RequestOutput, SamplingParams, TokenEvent, validate_prompt
 from corrige.engine.stats import EngineSnapshot, RequestStats, StepStats
-from corrige.engine.stream import RequestStream, Sink, deliver, final_output
+from corrige.engine.stream import RequestStream, Sink, deliver
 from corrige.model.config import GPTConfig
 
 logger = logging.getLogger(__name__)
@@ -44,8 +45,9 @@ Build = Callable[[], tuple[Any, Any]]  # () -> (RuntimeWeights, LookupDrafter | 
 _START_TIMEOUT_S = 120.0
 
 
-class EngineProcess:
-    """`Engine`'s API (generate, stream, submit, abort, snapshot, subscribe, close) over a child process."""
+class EngineProcess(FrontEnd):
+    """`Engine`'s API (generate, stream, submit, abort, snapshot, subscribe, close) over a child process;
+    listeners run on its reader thread."""
 
     def __init__(
         self,
@@ -57,6 +59,7 @@ class EngineProcess:
         gil_switch_s: float | None = None,
         step_delay_s: float = 0.0,
     ) -> None:
+        super().__init__()
         self.config = config or EngineConfig()
         self.model_config = model_config
         context = multiprocessing.get_context("spawn")
@@ -82,35 +85,10 @@ class EngineProcess:
         self._closing = False
         self._gone = False  # the reader saw the pipe close: the child exited (or is exiting)
         self._ids = itertools.count()
-        self._step_listeners: tuple[Callable[[StepStats], None], ...] = ()
-        self._request_listeners: tuple[Callable[[RequestOutput], None], ...] = ()
         self._reader = threading.Thread(target=self._read, name="engine-process-reader", daemon=True)
         self._reader.start()
 
     # ---- the asyncio API (call from a running event loop) ----
-
-    def stream(
-        self,
-        prompt_token_ids: Sequence[int],
-        params: SamplingParams | None = None,
-        *,
-        request_id: str | None = None,
-        queue_timeout_s: float | None = None,
-    ) -> RequestStream:
-        return self.submit(prompt_token_ids, params, request_id=request_id, queue_timeout_s=queue_timeout_s)
-
-    async def generate(
-        self,
-        prompt_token_ids: Sequence[int],
-        params: SamplingParams | None = None,
-        *,
-        request_id: str | None = None,
-        queue_timeout_s: float | None = None,
-    ) -> RequestOutput:
-        stream = self.submit(
-            prompt_token_ids, params, request_id=request_id, queue_timeout_s=queue_timeout_s, stream=False
-        )
-        return await final_output(stream)
 
     def submit(
         self,
@@ -155,25 +133,6 @@ class EngineProcess:
         """The child's state after its latest step, plus the requests sent since."""
         snapshot, sent = self._snapshot, self._sent_since_snapshot
         return replace(snapshot, waiting=snapshot.waiting + sent) if sent else snapshot
-
-    def subscribe(
-        self,
-        on_step: Callable[[StepStats], None] | None = None,
-        on_request: Callable[[RequestOutput], None] | None = None,
-    ) -> Callable[[], None]:
-        """As `Engine.subscribe`; the listeners run on this process's reader thread."""
-        with self._lock:
-            if on_step is not None:
-                self._step_listeners += (on_step,)
-            if on_request is not None:
-                self._request_listeners += (on_request,)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                self._step_listeners = tuple(f for f in self._step_listeners if f is not on_step)
-                self._request_listeners = tuple(f for f in self._request_listeners if f is not on_request)
-
-        return unsubscribe
 
     def close(self, timeout: float = 10.0) -> None:
         """Stop the child; unfinished requests end with `EngineClosed`."""
@@ -232,9 +191,8 @@ class EngineProcess:
                         steps += message[1]
                     elif kind == "snapshot":
                         self._snapshot, self._sent_since_snapshot = message[1], self._sent - message[2]
-            _hand_over(batches)
-            _notify(self._step_listeners, steps)
-            _notify(self._request_listeners, finished)
+            hand_over(batches)
+            self._listeners.notify(steps, finished)  # on this reader thread
         self._fail_all(InternalError("the engine process exited; please retry") if not self._closing else None)
 
     def _fail_all(self, error: EngineError | None) -> None:
@@ -250,7 +208,7 @@ class EngineProcess:
         batches: dict[asyncio.AbstractEventLoop, list] = {}
         for request_id, sink in sinks.items():
             batches.setdefault(sink.loop, []).append((sink, _error_output(request_id, error)))
-        _hand_over(batches)
+        hand_over(batches)
 
 
 def random_model(preset: str = "tiny", seed: int = 0) -> tuple[Any, Any]:
@@ -262,23 +220,6 @@ def random_model(preset: str = "tiny", seed: int = 0) -> tuple[Any, Any]:
 
     cfg = preset_config(preset)
     return prepare(random_params(cfg, seed=seed), cfg), LookupDrafter()
-
-
-def _hand_over(batches: dict[asyncio.AbstractEventLoop, list]) -> None:
-    for loop, batch in batches.items():
-        try:
-            loop.call_soon_threadsafe(deliver, batch)
-        except RuntimeError:  # that event loop is closed: its callers are gone
-            pass
-
-
-def _notify(listeners: tuple[Callable, ...], items: list) -> None:
-    for listener in listeners:
-        for item in items:
-            try:
-                listener(item)
-            except Exception:  # a broken listener must not stop the reader
-                logger.exception("engine listener %r failed", listener)
 
 
 def _error_output(request_id: str, error: EngineError) -> RequestOutput:
