@@ -58,7 +58,11 @@ class EngineProcess(FrontEnd):
         blas_threads: int = 1,
         gil_switch_s: float | None = None,
         step_delay_s: float = 0.0,
+        loop: asyncio.AbstractEventLoop | None = None,
     ) -> None:
+        """With `loop`, that event loop reads the child's results itself (`add_reader` on the pipe):
+        no reader thread, no hand-off between threads per result. Then `close` must not be called
+        on that loop's thread (use `asyncio.to_thread`): the loop has to read the last results."""
         super().__init__()
         self.config = config or EngineConfig()
         self.model_config = model_config
@@ -85,8 +89,12 @@ class EngineProcess(FrontEnd):
         self._closing = False
         self._gone = False  # the reader saw the pipe close: the child exited (or is exiting)
         self._ids = itertools.count()
-        self._reader = threading.Thread(target=self._read, name="engine-process-reader", daemon=True)
-        self._reader.start()
+        self._done = threading.Event()  # set once the pipe closed and everything in flight ended
+        self._loop = loop
+        if loop is None:
+            threading.Thread(target=self._read, name="engine-process-reader", daemon=True).start()
+        else:
+            loop.call_soon_threadsafe(loop.add_reader, self._conn.fileno(), self._on_readable)
 
     # ---- the asyncio API (call from a running event loop) ----
 
@@ -140,7 +148,7 @@ class EngineProcess(FrontEnd):
             closing, self._closing = self._closing, True
         if not closing:
             self._send(("close",))
-        self._reader.join(timeout)
+        self._done.wait(timeout)
         self._process.join(timeout)
         if self._process.is_alive():
             self._process.kill()
@@ -167,33 +175,53 @@ class EngineProcess(FrontEnd):
             return False
 
     def _read(self) -> None:
-        """The reader thread: hand the child's events to their event loops, feed the listeners."""
+        """The reader thread (without a `loop`): hand the child's results to their event loops."""
         while True:
             try:
                 messages = self._conn.recv()
             except (EOFError, OSError):
                 break
-            batches: dict[asyncio.AbstractEventLoop, list[tuple[Sink, TokenEvent | RequestOutput]]] = {}
-            finished: list[RequestOutput] = []
-            steps: list[StepStats] = []
-            with self._lock:
-                for message in messages:
-                    kind = message[0]
-                    if kind == "event":
-                        event = message[1]
-                        final = isinstance(event, RequestOutput)
-                        sink = self._sinks.pop(event.request_id, None) if final else self._sinks.get(event.request_id)
-                        if final:
-                            finished.append(event)
-                        if sink is not None:
-                            batches.setdefault(sink.loop, []).append((sink, event))
-                    elif kind == "steps":
-                        steps += message[1]
-                    elif kind == "snapshot":
-                        self._snapshot, self._sent_since_snapshot = message[1], self._sent - message[2]
-            hand_over(batches)
-            self._listeners.notify(steps, finished)  # on this reader thread
+            self._receive(messages)
+        self._gone_now()
+
+    def _on_readable(self) -> None:
+        """The event loop's reader (with a `loop`)."""
+        try:
+            while self._conn.poll():
+                self._receive(self._conn.recv())
+        except (EOFError, OSError):
+            self._loop.remove_reader(self._conn.fileno())
+            self._gone_now()
+
+    def _receive(self, messages: list[tuple]) -> None:
+        """One message from the child: its events go to their event loops, the stats to the listeners."""
+        batches: dict[asyncio.AbstractEventLoop, list[tuple[Sink, TokenEvent | RequestOutput]]] = {}
+        finished: list[RequestOutput] = []
+        steps: list[StepStats] = []
+        with self._lock:
+            for message in messages:
+                kind = message[0]
+                if kind == "event":
+                    event = message[1]
+                    final = isinstance(event, RequestOutput)
+                    sink = self._sinks.pop(event.request_id, None) if final else self._sinks.get(event.request_id)
+                    if final:
+                        finished.append(event)
+                    if sink is not None:
+                        batches.setdefault(sink.loop, []).append((sink, event))
+                elif kind == "steps":
+                    steps += message[1]
+                elif kind == "snapshot":
+                    self._snapshot, self._sent_since_snapshot = message[1], self._sent - message[2]
+        mine = batches.pop(self._loop, None) if self._loop is not None else None
+        if mine:
+            deliver(mine)  # we are on that loop
+        hand_over(batches)
+        self._listeners.notify(steps, finished)
+
+    def _gone_now(self) -> None:
         self._fail_all(InternalError("the engine process exited; please retry") if not self._closing else None)
+        self._done.set()
 
     def _fail_all(self, error: EngineError | None) -> None:
         """The child is gone: end every request still in flight."""

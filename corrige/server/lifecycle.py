@@ -50,7 +50,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     tutor = await asyncio.to_thread(Tutor.load, settings.model_dir)
     # learner portal: audit log, sessions, and quiz questions the model can take
     state.portal = await asyncio.to_thread(open_portal, settings, tutor.fits)
-    engine = await asyncio.to_thread(start_engine, settings, tutor)
+    engine = await asyncio.to_thread(start_engine, settings, tutor, asyncio.get_running_loop())
     state.step_history = StepHistory()  # queue depth and batch size over time, for the dashboard
     engine.subscribe(on_step=state.step_history.on_step)
     stop_observability = start_observability(state, settings, engine)
@@ -82,8 +82,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await asyncio.to_thread(stop_observability)  # writes the last spans
 
 
-def start_engine(settings: Settings, tutor: Tutor) -> Engine | EngineProcess:
-    """The engine the settings ask for: in a child process (the default) or on a thread of this one."""
+def start_engine(settings: Settings, tutor: Tutor, loop: asyncio.AbstractEventLoop) -> Engine | EngineProcess:
+    """The engine the settings ask for: in a child process (the default), whose results `loop`
+    reads itself, or on a thread of this one."""
     config = settings.engine_config()
     delay_s = settings.debug_step_delay_ms / 1000
     if delay_s:

@@ -130,3 +130,32 @@ def test_the_child_builds_with_the_tutor_parts():
     output, snapshot = run(main())
     correction = tutor.interpret("Yesterday I goed to the store.", output.token_ids, output.logprobs, len(prompt))
     assert correction.corrected == "Yesterday I went to the store." and snapshot.accepted_tokens > 0
+
+
+def test_an_event_loop_can_read_the_results_itself():
+    """`loop=`: the server's event loop reads the pipe (no reader thread); answers and deaths arrive the same."""
+    w = weights()
+    work = random_workload(w, 20, seed=9)
+    expected = [greedy_alone(w, p, n, EOS) for p, n in work]
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        config = EngineConfig(n_slots=8, max_batch=8)
+        engine = await asyncio.to_thread(
+            EngineProcess, functools.partial(random_model, "tiny", 3), w.cfg, config, step_delay_s=0.002, loop=loop
+        )
+        outputs = await asyncio.gather(
+            *(engine.generate(p, SamplingParams(max_tokens=n, stop_token_ids=(EOS,))) for p, n in work)
+        )
+        async with engine.stream([1, 2, 3], SamplingParams(max_tokens=5)) as stream:
+            assert len([event async for event in stream]) == 5
+        task = asyncio.create_task(engine.generate([1], SamplingParams(max_tokens=30)))
+        await wait_for_snapshot(engine, lambda s: s.running == 1, "it runs")
+        os.kill(engine._process.pid, signal.SIGKILL)
+        with pytest.raises(InternalError, match="engine process exited"):
+            await task
+        assert not engine.running
+        await asyncio.to_thread(engine.close)
+        return outputs
+
+    assert [list(o.token_ids) for o in run(main())] == expected
