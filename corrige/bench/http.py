@@ -274,7 +274,8 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         "`corrige bench http` starts `corrige serve` (rate limit off, access log "
         + ("on" if s["access_log"] else "off")
-        + f", `--batching {s['batching']}`) on a free loopback port and sends sequential",
+        + f", `--batching {s['batching']}`, the engine in its own process by default) on a free loopback"
+        " port and sends sequential",
         "`POST /v1/grammar/correct` requests from one keep-alive `httpx.Client`, timing each from the call",
         "to the parsed JSON. In the same run and process, the same sentences go through the same pipeline",
         "without HTTP (`Tutor.build_prompt` → `Engine.generate` with the server's engine settings →",
@@ -289,8 +290,8 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         f"{m.get('cores')} cores ({m.get('cpu')}), Python {m.get('python')}, NumPy {m.get('numpy')}, "
         f"BLAS {', '.join(m.get('blas', [])) or m.get('blas_limit')}; 1-minute load average at the start "
-        f"{m.get('load_average_1min')}. Model: {result['model']}. The client, the server and the in-process",
-        "engine share the machine's cores.",
+        f"{m.get('load_average_1min')}. Model: {result['model']}. The client, the server (with its engine",
+        "process, unless `CORRIGE_ENGINE_PROCESS=false`) and the in-process engine share the machine's cores.",
         "",
         "## Results",
         "",
