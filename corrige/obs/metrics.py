@@ -5,7 +5,8 @@ one process). It is fed from three places, all cheap:
 
 * the request middleware: e2e latency, outcome and error code, and each finished trace's stage
   spans (per-stage latency, and the budget burn rate per stage);
-* the engine's listeners, on its loop thread: batch size per step; per request the time to first
+* the engine's listeners (on its loop thread, or for an engine process on the event loop that
+  reads its results): batch size and speculative tokens per step; per request the time to first
   token, inter-token latencies, queue time, prompt and generated tokens;
 * at scrape time: running and waiting requests and KV slot usage from `Engine.snapshot()`, and
   the orphan-span count from the trace store (cached a few seconds: it scans the store).
@@ -199,13 +200,13 @@ class ServerMetrics:
             child = self._children[key] = metric.labels(*labels)
         return child
 
-    def on_step(self, step: StepStats) -> None:  # engine loop thread
+    def on_step(self, step: StepStats) -> None:  # the engine's side
         self.batch.observe(step.batch_size)
         if step.num_draft_tokens:
             self.draft_tokens.inc(step.num_draft_tokens)
             self.accepted_tokens.inc(step.num_accepted_tokens)
 
-    def on_engine_request(self, output: RequestOutput) -> None:  # engine loop thread
+    def on_engine_request(self, output: RequestOutput) -> None:  # the engine's side
         stats = output.stats
         if stats.ttft_s is not None:
             self.ttft.observe(stats.ttft_s)
