@@ -90,6 +90,8 @@ class SchedulerOutput:
 class Scheduler(ABC):
     """Waiting queue, running set and the slot pool; used from one thread only."""
 
+    speculates = True  # whether its steps carry guesses (the threads policy's workers never do)
+
     def __init__(self, config: EngineConfig, pool: SlotPool, n_ctx: int, drafter: LookupDrafter | None = None) -> None:
         self.config = config
         self.drafter = drafter or LookupDrafter()  # guesses each greedy request's next tokens
@@ -189,7 +191,7 @@ class Scheduler(ABC):
         request.slot = self.pool.allocate(request.request_id)
         request.status = RequestStatus.RUNNING
         request.scheduled_time = now
-        if self.config.speculative_tokens and request.params.greedy:
+        if self.speculates and self.config.speculative_tokens and request.params.greedy:
             request.lookup = self.drafter.start(request.prompt_token_ids)
         self.running.append(request)
 

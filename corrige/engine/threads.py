@@ -37,6 +37,8 @@ _MAX_PENDING_STEP_STATS = 4096
 class ThreadsScheduler(Scheduler):
     """Admission only: a request runs as soon as a worker (and so a slot) is free."""
 
+    speculates = False  # each worker decodes its request one plain token at a time
+
     def schedule(self, now: float) -> SchedulerOutput:
         output = self._next_step()
         while self._can_admit(now):
