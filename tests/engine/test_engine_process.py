@@ -27,14 +27,16 @@ def start(step_delay_s: float = 0.0, **config) -> EngineProcess:
     return EngineProcess(functools.partial(random_model, "tiny", 3), weights().cfg, config, step_delay_s=step_delay_s)
 
 
-@pytest.mark.parametrize("speculative_tokens", [0, 4])
-def test_greedy_answers_match_the_plain_loop_for_50_concurrent_requests(speculative_tokens):
+@pytest.mark.parametrize(
+    ("policy", "speculative_tokens"), [("continuous", 0), ("continuous", 4), ("static", 4), ("none", 4), ("threads", 0)]
+)
+def test_greedy_answers_match_the_plain_loop_for_50_concurrent_requests(policy, speculative_tokens):
     w = weights()
     work = random_workload(w, 50, seed=8)
     expected = [greedy_alone(w, p, n, EOS) for p, n in work]
 
     async def main():
-        with start(speculative_tokens=speculative_tokens) as engine:
+        with start(policy=policy, speculative_tokens=speculative_tokens, max_wait_ms=1, n_threads=2) as engine:
             params = [SamplingParams(max_tokens=n, stop_token_ids=(EOS,), logprobs=True) for _, n in work]
             outputs = await asyncio.gather(*(engine.generate(p, s) for (p, _), s in zip(work, params, strict=True)))
             return outputs, await wait_for_snapshot(engine, lambda s: s.finished == 50, "all finished")
