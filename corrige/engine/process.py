@@ -291,10 +291,13 @@ def _child_main(
 
 
 def _serve_requests(engine, conn: Connection, out: _PipeOut) -> None:
-    """The child's main thread: take the parent's messages; between them, send pending step stats."""
+    """The child's main thread: take the parent's messages; between them, send pending step stats.
+
+    It never waits to send (see `_PipeOut`): it must keep reading, or a parent blocked on a full
+    pipe to us could stop reading our results while our engine waits on a full pipe to it."""
     while True:
         if not conn.poll(_IDLE_FLUSH_S):
-            out.flush(only_if_stale=True)
+            out.flush(wait=False)
             continue
         try:
             message = conn.recv()
@@ -307,51 +310,66 @@ def _serve_requests(engine, conn: Connection, out: _PipeOut) -> None:
             try:
                 engine.add(prompt, params, sink, request_id=request_id, queue_timeout_s=queue_timeout_s, stream=stream)
             except EngineError as exc:  # refused here after all (the parent's estimate was behind)
-                out.call_soon_threadsafe(deliver, [(sink, _error_output(request_id, exc))])
+                out.post([("event", _error_output(request_id, exc))])
+                out.flush(wait=False)
             out.received += 1
         elif kind == "abort":
             engine.abort(message[1])
         elif kind == "close":
             return
+        if time.monotonic() - out.sent_at > _IDLE_FLUSH_S:  # busy reading: still send stats now and then
+            out.flush(wait=False)
 
 
-_IDLE_FLUSH_S = 0.05  # step stats wait at most this long for a message to ride along with
+_IDLE_FLUSH_S = 0.05  # step stats and refusals wait at most this long for a send to ride along with
 
 
 class _PipeOut:
     """Stands in for an event loop in the child's sinks: the engine hands each step's events to
-    `call_soon_threadsafe`, and they go to the parent at once, with the step stats so far and a
-    snapshot. Steps without events go out with the next message (at most `_IDLE_FLUSH_S` later)."""
+    `call_soon_threadsafe`, and they go to the parent at once, with the step stats and whatever
+    else is pending, and a snapshot. The rest goes out with the next send, or within
+    `_IDLE_FLUSH_S` from the main thread, which only sends when no other thread is sending."""
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
         self.engine = None
         self.received = 0  # adds taken from the pipe, for the parent's queue-depth estimate
-        self._lock = threading.Lock()  # the engine's loop thread, threads-policy workers, the main thread
+        self._pending_lock = threading.Lock()  # held only to touch the lists below, never while sending
+        self._send_lock = threading.Lock()  # the engine's loop thread, threads-policy workers, the main thread
+        self._pending: list[tuple] = []
         self._steps: list[StepStats] = []
-        self._sent_at = 0.0
+        self.sent_at = 0.0  # monotonic time of the latest send
 
     def call_soon_threadsafe(self, _deliver: Callable, batch: list[tuple[Sink, TokenEvent | RequestOutput]]) -> None:
-        self._send([("event", event) for _, event in batch])
+        self.post([("event", event) for _, event in batch])
+        self.flush()
 
     def on_step(self, step: StepStats) -> None:
-        with self._lock:
+        with self._pending_lock:
             self._steps.append(step)
 
-    def flush(self, only_if_stale: bool = False) -> None:
-        if only_if_stale and (not self._steps or time.monotonic() - self._sent_at < _IDLE_FLUSH_S):
-            return
-        self._send([])
+    def post(self, messages: list[tuple]) -> None:
+        with self._pending_lock:
+            self._pending += messages
 
-    def _send(self, messages: list[tuple]) -> None:
-        with self._lock:
-            if self._steps:
-                messages.append(("steps", self._steps))
-                self._steps = []
+    def flush(self, wait: bool = True) -> None:
+        """Send what is pending (with a snapshot); `wait=False` gives up if another thread is sending."""
+        if not self._send_lock.acquire(blocking=wait):
+            return  # that send, or the next idle flush, takes ours along
+        try:
+            with self._pending_lock:
+                messages, self._pending = self._pending, []
+                if self._steps:
+                    messages.append(("steps", self._steps))
+                    self._steps = []
+            if not messages and not wait:
+                return  # an idle flush with nothing new
             # the snapshot counts the adds read so far; those still in the pipe are the parent's to add
             messages.append(("snapshot", self.engine.snapshot(), self.received))
-            self._sent_at = time.monotonic()
+            self.sent_at = time.monotonic()
             try:
                 self.conn.send(messages)
             except (BrokenPipeError, OSError):
                 pass  # the parent is gone; the main thread notices and stops
+        finally:
+            self._send_lock.release()

@@ -161,3 +161,26 @@ def test_an_event_loop_can_read_the_results_itself():
         return outputs
 
     assert [list(o.token_ids) for o in run(main())] == expected
+
+
+def test_a_flood_of_streams_fills_both_pipes_and_everything_still_comes_back():
+    """Hundreds of streams at once: the child sends a token event per token while the parent keeps
+    sending adds; neither side may wait on the other (each pipe holds only ~64 KiB)."""
+    w = weights()
+    work = random_workload(w, 400, seed=12)
+
+    async def main():
+        with start(n_slots=32, max_batch=32, max_waiting=1000, speculative_tokens=4) as engine:
+
+            async def one(prompt, n):
+                async with engine.stream(prompt, SamplingParams(max_tokens=n)) as stream:
+                    count = sum([1 async for _ in stream])
+                return count, stream.output
+
+            results = await asyncio.gather(*(one(p, n) for p, n in work))
+            return results, await wait_for_snapshot(engine, lambda s: s.finished == 400, "all finished")
+
+    results, snapshot = run(main(), timeout=120.0)
+    assert [count for count, _ in results] == [n for _, n in work]
+    assert all(len(output.token_ids) == n for (_, output), (_, n) in zip(results, work, strict=True))
+    assert (snapshot.slots_used, snapshot.running, snapshot.waiting) == (0, 0, 0)
