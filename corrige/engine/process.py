@@ -47,7 +47,7 @@ _START_TIMEOUT_S = 120.0
 
 class EngineProcess(FrontEnd):
     """`Engine`'s API (generate, stream, submit, abort, snapshot, subscribe, close) over a child process;
-    listeners run on its reader thread."""
+    listeners run where the results are read: on its reader thread, or on `loop`."""
 
     def __init__(
         self,
@@ -280,25 +280,23 @@ def _child_main(
     engine.subscribe(on_step=out.on_step)
     if step_delay_s:  # fault injection for tests: slow every model step down
         engine.subscribe(on_step=lambda _step: time.sleep(step_delay_s))
-    out.engine = engine
     conn.send(("ready", engine.snapshot()))
+    out.start(engine)  # from here on only `out` sends
     try:
         _serve_requests(engine, conn, out)
     finally:
         engine.close()  # requests in flight end with EngineClosed, sent before the pipe closes
-        out.flush()
+        out.stop()
         conn.close()
 
 
 def _serve_requests(engine, conn: Connection, out: _PipeOut) -> None:
-    """The child's main thread: take the parent's messages; between them, send pending step stats.
+    """The child's main thread: take the parent's messages, and nothing else.
 
-    It never waits to send (see `_PipeOut`): it must keep reading, or a parent blocked on a full
-    pipe to us could stop reading our results while our engine waits on a full pipe to it."""
+    It never sends (the engine's thread and `_PipeOut`'s ticker do): it must keep reading, or a
+    parent blocked on a full pipe to us could stop reading our results while we wait on a full
+    pipe to it."""
     while True:
-        if not conn.poll(_IDLE_FLUSH_S):
-            out.flush(wait=False)
-            continue
         try:
             message = conn.recv()
         except (EOFError, OSError):  # the parent is gone
@@ -311,24 +309,21 @@ def _serve_requests(engine, conn: Connection, out: _PipeOut) -> None:
                 engine.add(prompt, params, sink, request_id=request_id, queue_timeout_s=queue_timeout_s, stream=stream)
             except EngineError as exc:  # refused here after all (the parent's estimate was behind)
                 out.post([("event", _error_output(request_id, exc))])
-                out.flush(wait=False)
             out.received += 1
         elif kind == "abort":
             engine.abort(message[1])
         elif kind == "close":
             return
-        if time.monotonic() - out.sent_at > _IDLE_FLUSH_S:  # busy reading: still send stats now and then
-            out.flush(wait=False)
 
 
-_IDLE_FLUSH_S = 0.05  # step stats and refusals wait at most this long for a send to ride along with
+_IDLE_FLUSH_S = 0.05  # step stats and refusals wait at most about this long to be sent
 
 
 class _PipeOut:
     """Stands in for an event loop in the child's sinks: the engine hands each step's events to
     `call_soon_threadsafe`, and they go to the parent at once, with the step stats and whatever
-    else is pending, and a snapshot. The rest goes out with the next send, or within
-    `_IDLE_FLUSH_S` from the main thread, which only sends when no other thread is sending."""
+    else is pending, and a snapshot. The rest goes out with the next send, or within about
+    `_IDLE_FLUSH_S` from a ticker thread, which sends only when no other thread is sending."""
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
@@ -339,6 +334,24 @@ class _PipeOut:
         self._pending: list[tuple] = []
         self._steps: list[StepStats] = []
         self.sent_at = 0.0  # monotonic time of the latest send
+        self._stopped = threading.Event()
+        self._ticker = threading.Thread(target=self._tick, name="engine-pipe-ticker", daemon=True)
+
+    def start(self, engine) -> None:
+        """Send for `engine` (its snapshots go with every message), and start the ticker."""
+        self.engine = engine
+        self._ticker.start()
+
+    def _tick(self) -> None:
+        while not self._stopped.wait(_IDLE_FLUSH_S):
+            if time.monotonic() - self.sent_at >= _IDLE_FLUSH_S:
+                self.flush(wait=False)
+
+    def stop(self) -> None:
+        """Stop the ticker, then send what is left."""
+        self._stopped.set()
+        self._ticker.join()
+        self.flush()
 
     def call_soon_threadsafe(self, _deliver: Callable, batch: list[tuple[Sink, TokenEvent | RequestOutput]]) -> None:
         self.post([("event", event) for _, event in batch])

@@ -144,7 +144,7 @@ def test_an_event_loop_can_read_the_results_itself():
         loop = asyncio.get_running_loop()
         config = EngineConfig(n_slots=8, max_batch=8)
         engine = await asyncio.to_thread(
-            EngineProcess, functools.partial(random_model, "tiny", 3), w.cfg, config, step_delay_s=0.002, loop=loop
+            EngineProcess, functools.partial(random_model, "tiny", 3), w.cfg, config, step_delay_s=0.005, loop=loop
         )
         outputs = await asyncio.gather(
             *(engine.generate(p, SamplingParams(max_tokens=n, stop_token_ids=(EOS,))) for p, n in work)
