@@ -100,15 +100,21 @@ def test_closing_ends_requests_in_flight_with_engine_closed():
     assert not engine.running
 
 
+async def kill_mid_request(engine: EngineProcess) -> None:
+    """SIGKILL the child while a request runs: that request fails with `InternalError`, and the
+    engine stops running."""
+    task = asyncio.create_task(engine.generate([1], SamplingParams(max_tokens=30)))
+    await wait_for_snapshot(engine, lambda s: s.running == 1, "it runs")
+    os.kill(engine._process.pid, signal.SIGKILL)
+    with pytest.raises(InternalError, match="engine process exited"):
+        await task
+    assert not engine.running
+
+
 def test_a_dead_engine_process_fails_what_is_in_flight_and_stops_running():
     async def main():
         engine = start(step_delay_s=0.005, n_slots=1, max_batch=1)
-        task = asyncio.create_task(engine.generate([1], SamplingParams(max_tokens=30)))
-        await wait_for_snapshot(engine, lambda s: s.running == 1, "it runs")
-        os.kill(engine._process.pid, signal.SIGKILL)
-        with pytest.raises(InternalError, match="engine process exited"):
-            await task
-        assert not engine.running
+        await kill_mid_request(engine)
         with pytest.raises(EngineClosed):
             engine.stream([1], SamplingParams())
         engine.close()
@@ -151,12 +157,7 @@ def test_an_event_loop_can_read_the_results_itself():
         )
         async with engine.stream([1, 2, 3], SamplingParams(max_tokens=5)) as stream:
             assert len([event async for event in stream]) == 5
-        task = asyncio.create_task(engine.generate([1], SamplingParams(max_tokens=30)))
-        await wait_for_snapshot(engine, lambda s: s.running == 1, "it runs")
-        os.kill(engine._process.pid, signal.SIGKILL)
-        with pytest.raises(InternalError, match="engine process exited"):
-            await task
-        assert not engine.running
+        await kill_mid_request(engine)
         await asyncio.to_thread(engine.close)
         return outputs
 
