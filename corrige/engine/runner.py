@@ -9,7 +9,7 @@ for those rows only, one vectorised pass per logits array.
 
 With speculative decoding, a decode row also feeds its guessed next tokens; the runner checks
 them all in one multi-token pass and returns every token greedy decoding agrees with (see
-`accept`), so a row may get several tokens from one step.
+`corrige.model.lookup.accept`), so a row may get several tokens from one step.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ import numpy as np
 from corrige.engine.request import Request
 from corrige.engine.sampling import sample_one, sample_tokens
 from corrige.engine.scheduler import SchedulerOutput
+from corrige.model.generate import chosen_logprobs
+from corrige.model.lookup import accept
 from corrige.model.numpy_gpt import KVCache, RuntimeWeights, decode, prefill, verify
 
 
@@ -37,16 +39,7 @@ class RunnerOutput:
     logprobs: list[list[float]] | None = None  # aligned with sampled_token_ids; [] for rows that did not ask
 
 
-def log_softmax_at(x: np.ndarray, tokens: Sequence[int]) -> list[float]:
-    """log softmax(x[i])[tokens[i]] for each row of x (k, V), computed stably; x is left as it is."""
-    top = x.max(axis=-1, keepdims=True)  # (k, 1)
-    shifted = x - top  # (k, V), a new array
-    picked = shifted[np.arange(len(tokens)), tokens]  # (k,)
-    np.exp(shifted, out=shifted)
-    return (picked - np.log(shifted.sum(axis=-1))).tolist()
-
-
-def chosen_logprobs(
+def rows_logprobs(
     logits: Sequence[np.ndarray], rows: Sequence[Request], tokens: Sequence[int]
 ) -> list[list[float]] | None:
     """[log softmax(logits)[token]] for the rows whose request asked for it ([] for the others);
@@ -61,7 +54,7 @@ def chosen_logprobs(
         local = [i - offset for i in asked if offset <= i < offset + n]
         if local:
             x = part if len(local) == n else part[local]  # (k, V)
-            values = log_softmax_at(x, [tokens[offset + i] for i in local])
+            values = chosen_logprobs(x, [tokens[offset + i] for i in local]).tolist()
             for i, value in zip(local, values, strict=True):
                 out[offset + i] = [value]
         offset += n
@@ -76,16 +69,6 @@ def record_logprobs(rows: Sequence[Request], logprobs: list[list[float]] | None,
     for request, values, n in zip(rows, logprobs, before, strict=True):
         if values:
             request.output_logprobs += values[: len(request.output_token_ids) - n]
-
-
-def accept(chosen: list[int], offset: int, draft: list[int]) -> list[int]:
-    """The model's tokens for a row that fed `draft` after its token: `chosen[offset + i]` is
-    greedy's pick after the guess's first i tokens, so the guess holds while they agree, and
-    the pick after the last agreeing token is the model's own next token."""
-    n = 0
-    while n < len(draft) and chosen[offset + n] == draft[n]:
-        n += 1
-    return chosen[offset : offset + n + 1]
 
 
 class ModelRunner:
@@ -108,7 +91,7 @@ class ModelRunner:
             )
         forward_done, forward_done_cpu = time.perf_counter(), time.thread_time()
         tokens = sample_tokens(logits, rows)  # prefill and decode logits stay apart: no copy
-        logprobs = chosen_logprobs(logits, rows, tokens)
+        logprobs = rows_logprobs(logits, rows, tokens)
         return RunnerOutput(
             [[token] for token in tokens],
             forward_done - start,
@@ -140,7 +123,7 @@ class ModelRunner:
         for i, request in enumerate(rows):
             draft = drafts[i - n_prefill] if i >= n_prefill else ()
             if draft:
-                sampled.append(accept(chosen, offset, draft))
+                sampled.append(accept(chosen, draft, offset))
             elif request.params.temperature > 0:  # sampled rows never carry a guess
                 sampled.append([sample_one(logits[offset], request.params, request.generator)])
             else:
@@ -151,7 +134,7 @@ class ModelRunner:
         asked = [i for i, request in enumerate(rows) if request.params.logprobs]
         if asked:
             logit_rows = [offsets[i] + j for i in asked for j in range(len(sampled[i]))]
-            values = log_softmax_at(logits[logit_rows], [t for i in asked for t in sampled[i]])
+            values = chosen_logprobs(logits[logit_rows], [t for i in asked for t in sampled[i]]).tolist()
             logprobs = [[] for _ in rows]
             taken = 0
             for i in asked:

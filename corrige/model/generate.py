@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from corrige.model.lookup import LookupDrafter
+from corrige.model.lookup import LookupDrafter, accept
 from corrige.model.numpy_gpt import KVCache, RuntimeWeights, decode, extend, prefill
 
 
@@ -21,8 +21,8 @@ class Generation:
     logprobs: list[float]  # log-probability of each chosen token under the model
 
 
-def _chosen_logprobs(logits: np.ndarray, chosen: np.ndarray) -> np.ndarray:
-    """log softmax(logits)[chosen] per row, computed stably."""
+def chosen_logprobs(logits: np.ndarray, chosen: Sequence[int] | np.ndarray) -> np.ndarray:
+    """log softmax(logits)[chosen] per row of logits (k, V), computed stably; logits are left as they are."""
     top = logits.max(axis=-1)
     lse = top + np.log(np.exp(logits - top[:, None]).sum(axis=-1))
     return logits[np.arange(len(chosen)), chosen] - lse
@@ -51,7 +51,7 @@ def greedy_generate_scored(
     lengths = [len(p) for p in prompts]
     while True:
         chosen = np.argmax(logits, axis=-1)
-        scores = _chosen_logprobs(logits, chosen)
+        scores = chosen_logprobs(logits, chosen)
         still = []
         for row, tok, lp in zip(active, chosen.tolist(), scores.tolist(), strict=True):
             out = outputs[row]
@@ -112,12 +112,9 @@ def lookup_greedy_generate_scored(
     rows = prefill(w, cache, [context], [slot])
     draft: list[int] = []
     while True:
-        chosen = np.argmax(rows, axis=-1)  # (1 + len(draft),)
-        accepted = 0
-        while accepted < len(draft) and chosen[accepted] == draft[accepted]:
-            accepted += 1
-        scores = _chosen_logprobs(rows[: accepted + 1], chosen[: accepted + 1])
-        for tok, lp in zip(chosen[: accepted + 1].tolist(), scores.tolist(), strict=True):
+        kept = accept(np.argmax(rows, axis=-1).tolist(), draft)  # rows: (1 + len(draft), V)
+        scores = chosen_logprobs(rows[: len(kept)], kept)
+        for tok, lp in zip(kept, scores.tolist(), strict=True):
             out.tokens.append(tok)
             out.logprobs.append(lp)
             sequence.append(tok)

@@ -97,6 +97,20 @@ class PromptLookup(LookupTable):
         return []
 
 
+def accept(chosen: Sequence[int], draft: Sequence[int], offset: int = 0) -> list[int]:
+    """The tokens a step keeps for a sequence that fed `draft` after its token: `chosen[offset + i]`
+    is greedy's pick after the guess's first i tokens, so the guess holds while they agree, and
+    the pick after the last agreeing token is the model's own next token.
+
+    >>> accept([7, 8, 5, 9], [7, 8, 1])
+    [7, 8, 5]
+    """
+    n = 0
+    while n < len(draft) and chosen[offset + n] == draft[n]:
+        n += 1
+    return list(chosen[offset : offset + n + 1])
+
+
 class LookupDrafter:
     """Starts one `PromptLookup` per request, all over one shared `corpus` of likely text.
 

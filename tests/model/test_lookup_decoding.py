@@ -125,3 +125,11 @@ def test_verify_equals_prefill_from_each_position(weights, slots):
         np.testing.assert_array_equal(a.k[:, slot, ..., end:], b.k[:, slot, ..., end:])
     with pytest.raises(ValueError, match="window"):
         verify(weights, a, [[1, 2, 3, 4]], [0], [n_ctx - 3])
+
+
+def test_the_lookup_module_examples_hold():
+    import doctest
+
+    import corrige.model.lookup
+
+    assert doctest.testmod(corrige.model.lookup).failed == 0
