@@ -99,6 +99,7 @@ def start_engine(settings: Settings, tutor: Tutor, loop: asyncio.AbstractEventLo
             blas_threads=settings.blas_threads,
             gil_switch_s=switch_s,
             step_delay_s=delay_s,
+            loop=loop,
         )
     engine = Engine(tutor.weights, config, drafter=tutor.drafter)
     if delay_s:

@@ -1,5 +1,7 @@
 """The app with its engine in a child process (`CORRIGE_ENGINE_PROCESS`, the default of `corrige serve`)."""
 
+import threading
+
 from fastapi.testclient import TestClient
 
 from corrige.engine.process import EngineProcess
@@ -9,6 +11,8 @@ from corrige.server.app import create_app
 def test_corrections_health_and_metrics_come_through_the_engine_process(make_settings):
     with TestClient(create_app(make_settings(engine_process=True))) as client:
         assert isinstance(client.app.state.engine, EngineProcess)
+        # the server's event loop reads the results pipe itself: no reader thread in between
+        assert not any(t.name == "engine-process-reader" for t in threading.enumerate())
         assert client.get("/readyz").status_code == 200
         answers = [client.post("/v1/grammar/correct", json={"sentence": f"I goed home {i}."}) for i in range(3)]
         assert all(a.status_code == 200 and a.json()["usage"]["completion_tokens"] > 0 for a in answers)
