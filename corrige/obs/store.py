@@ -5,6 +5,14 @@ report`, `corrige traces audit` and the dashboard can read it. Several processes
 same file (the server and the subprocess tools it runs): WAL mode and a busy timeout let them.
 The store keeps at most `max_spans` rows; the oldest go first.
 
+Spans have no index of their own: inserting ten random `(trace_id, span_id)` keys a request into
+a B-tree of 200,000 rows rewrote a page for nearly every key, and that was most of what tracing
+cost the server. Instead each trace has one row in `traces`: the range of `spans` rowids that
+holds its spans (a trace's spans are written close together) and how many of them are orphans
+(no parent in the store), kept up to date on every write and trim. Finding a trace's spans is a
+range scan, and counting orphans for every metrics scrape is a sum over traces. Files written
+with the older per-span index are converted when opened.
+
     store = TraceStore(Path("traces.sqlite"))
     store.write([SpanRecord(...)])
     for trace in store.traces(last=1000): ...
@@ -36,7 +44,14 @@ CREATE TABLE IF NOT EXISTS spans (
     status        TEXT    NOT NULL DEFAULT 'UNSET',
     attributes    TEXT    NOT NULL DEFAULT '{}'  -- JSON object
 );
-CREATE INDEX IF NOT EXISTS spans_by_trace ON spans (trace_id, span_id);
+"""
+_TRACES = """
+CREATE TABLE traces (
+    trace_id  TEXT    PRIMARY KEY,
+    first_row INTEGER NOT NULL,  -- every span of the trace has a spans.rowid in first_row..last_row
+    last_row  INTEGER NOT NULL,
+    orphans   INTEGER NOT NULL   -- its spans whose parent is not in the store (see `orphans_in`)
+) WITHOUT ROWID;
 """
 
 # one encoder for every row: json.dumps with arguments builds a new one per call (half its cost here)
@@ -102,6 +117,13 @@ def orphans_in(spans: Iterable[SpanRecord]) -> list[SpanRecord]:
     ]
 
 
+def _count_orphans(spans: Iterable[tuple[str, str | None, str]]) -> int:
+    """`len(orphans_in(..))` for one trace's spans given as (span_id, parent_id, name)."""
+    spans = list(spans)
+    ids = {span_id for span_id, _, _ in spans}
+    return sum(1 for _, parent, name in spans if name not in ENTRY_SPANS and (parent is None or parent not in ids))
+
+
 def _records(rows: list[tuple]) -> list[SpanRecord]:
     """Rows (in `_COLUMNS` order) as `SpanRecord`s. This is most of the time a read takes, so:
     one `json.loads` over all the attribute objects at once (a call per row costs about three
@@ -135,7 +157,37 @@ class TraceStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")  # traces may lose the last commit on power loss
         self._db.executescript(_SCHEMA)
+        self._convert()
         self._writes_since_trim = 0
+
+    def _convert(self) -> None:
+        """Give a file without the `traces` table one (new, or written with the per-span index)."""
+        def has(kind: str, name: str) -> bool:
+            query = "SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?"
+            return self._db.execute(query, (kind, name)).fetchone() is not None
+
+        if has("table", "traces"):
+            return
+        self._db.execute("BEGIN IMMEDIATE")  # another process may be converting the same file
+        try:
+            if not has("table", "traces"):
+                self._db.execute(_TRACES)  # not executescript: that would commit
+                rows = self._db.execute("SELECT rowid, trace_id, span_id, parent_id, name FROM spans").fetchall()
+                by_trace: dict[str, list[tuple]] = defaultdict(list)
+                for row in rows:
+                    by_trace[row[1]].append(row)
+                self._db.executemany(
+                    "INSERT INTO traces VALUES (?, ?, ?, ?)",
+                    [
+                        (trace_id, group[0][0], group[-1][0], _count_orphans((r[2], r[3], r[4]) for r in group))
+                        for trace_id, group in by_trace.items()
+                    ],
+                )
+                self._db.execute("DROP INDEX IF EXISTS spans_by_trace")
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
 
     # ---- writing ----
 
@@ -160,7 +212,9 @@ class TraceStore:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
+                (before,) = self._db.execute("SELECT COALESCE(MAX(rowid), 0) FROM spans").fetchone()
                 self._db.executemany(f"INSERT INTO spans ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+                self._index(records, before)
                 self._writes_since_trim += len(rows)
                 if self._writes_since_trim >= max(self.max_spans // 20, 1):
                     self._trim()
@@ -169,18 +223,65 @@ class TraceStore:
                 self._db.execute("ROLLBACK")
                 raise
 
+    def _index(self, records: Sequence[SpanRecord], before: int) -> None:
+        """The `traces` rows of the records just inserted after rowid `before`."""
+        (last,) = self._db.execute("SELECT last_insert_rowid()").fetchone()
+        if last == before + len(records):  # SQLite's usual rowids: one past the largest, in order
+            rowids: Sequence[int] = range(before + 1, last + 1)
+        else:
+            query = "SELECT rowid FROM spans WHERE rowid > ? ORDER BY rowid"
+            rowids = [r for (r,) in self._db.execute(query, (before,))]
+        new: dict[str, list[tuple]] = {}  # trace -> (rowid, span_id, parent_id, name) of this write
+        for rowid, r in zip(rowids, records, strict=True):
+            new.setdefault(r.trace_id, []).append((rowid, r.span_id, r.parent_id, r.name))
+        known = {}
+        ids = list(new)
+        for i in range(0, len(ids), 500):  # below SQLite's limit on bound parameters
+            chunk = ids[i : i + 500]
+            query = f"SELECT trace_id, first_row, last_row FROM traces WHERE trace_id IN ({','.join('?' * len(chunk))})"
+            known.update((t, (a, b)) for t, a, b in self._db.execute(query, chunk))
+        updates = []
+        for trace_id, spans in new.items():
+            first, last = spans[0][0], spans[-1][0]
+            if trace_id in known:  # more spans of a trace already stored (a tool's, its root's)
+                old_first, _ = known[trace_id]
+                spans = self._trace_rows(trace_id, old_first, last)
+                first = old_first
+            updates.append((trace_id, first, last, _count_orphans((s, p, n) for _, s, p, n in spans)))
+        self._db.executemany("INSERT OR REPLACE INTO traces VALUES (?, ?, ?, ?)", updates)
+
+    def _trace_rows(self, trace_id: str, first: int, last: int) -> list[tuple]:
+        """(rowid, span_id, parent_id, name) of a trace's stored spans."""
+        query = "SELECT rowid, span_id, parent_id, name FROM spans WHERE rowid BETWEEN ? AND ? AND trace_id = ?"
+        return self._db.execute(query, (first, last, trace_id)).fetchall()
+
     def _trim(self) -> None:
+        """Drop the oldest rows past `max_spans`, and the traces they leave empty; a trace that
+        loses some of its spans gets its range and orphan count again."""
         self._writes_since_trim = 0
         (count,) = self._db.execute("SELECT COUNT(*) FROM spans").fetchone()
         excess = count - self.max_spans
-        if excess > 0:
-            self._db.execute(
-                "DELETE FROM spans WHERE rowid IN (SELECT rowid FROM spans ORDER BY rowid LIMIT ?)", (excess,)
-            )
+        if excess <= 0:
+            return
+        (cutoff,) = self._db.execute("SELECT rowid FROM spans ORDER BY rowid LIMIT 1 OFFSET ?", (excess,)).fetchone()
+        self._db.execute("DELETE FROM spans WHERE rowid < ?", (cutoff,))
+        self._db.execute("DELETE FROM traces WHERE last_row < ?", (cutoff,))
+        cut = self._db.execute("SELECT trace_id, last_row FROM traces WHERE first_row < ?", (cutoff,)).fetchall()
+        updates = []
+        for trace_id, last in cut:
+            spans = self._trace_rows(trace_id, cutoff, last)
+            if spans:
+                updates.append((trace_id, spans[0][0], last, _count_orphans((s, p, n) for _, s, p, n in spans)))
+            else:
+                self._db.execute("DELETE FROM traces WHERE trace_id = ?", (trace_id,))
+        self._db.executemany("INSERT OR REPLACE INTO traces VALUES (?, ?, ?, ?)", updates)
 
     def clear(self) -> None:
         with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
             self._db.execute("DELETE FROM spans")
+            self._db.execute("DELETE FROM traces")
+            self._db.execute("COMMIT")
 
     # ---- reading ----
 
@@ -194,18 +295,29 @@ class TraceStore:
         select = f"SELECT {_COLUMNS} FROM spans"
         with self._lock:
             if trace_id is not None:
-                rows = self._db.execute(select + " WHERE trace_id = ? ORDER BY rowid", (trace_id,)).fetchall()
+                rows = self._rows_of_trace(trace_id)
             elif last_traces is not None:
                 rows = self._rows_of_last(last_traces)
             else:
                 rows = self._db.execute(select + " ORDER BY rowid").fetchall()
         return _records(rows)
 
+    def _rows_of_trace(self, trace_id: str) -> list[tuple]:
+        self._db.execute("BEGIN")
+        try:
+            query = "SELECT first_row, last_row FROM traces WHERE trace_id = ?"
+            found = self._db.execute(query, (trace_id,)).fetchone()
+            if found is None:
+                return []
+            query = f"SELECT {_COLUMNS} FROM spans WHERE rowid BETWEEN ? AND ? AND trace_id = ? ORDER BY rowid"
+            return self._db.execute(query, (*found, trace_id)).fetchall()
+        finally:
+            self._db.execute("COMMIT")
+
     def _rows_of_last(self, n: int) -> list[tuple]:
         """The rows of the `n` traces whose latest row is most recent. A trace's rows are written
         close together, so one range scan from the oldest first row of the chosen traces, filtered
-        here, reads only a few rows more than needed; `trace_id IN (subquery)` made SQLite search
-        the index once per trace and sort the result, about twice as slow at 10,000 traces."""
+        here, reads only a few rows more than needed."""
         if n < 0:  # what `LIMIT -1` meant: no limit
             return self._db.execute(f"SELECT {_COLUMNS} FROM spans ORDER BY rowid").fetchall()
         if n == 0:
@@ -213,7 +325,7 @@ class TraceStore:
         self._db.execute("BEGIN")  # one snapshot for both reads, whatever other processes write meanwhile
         try:
             picked = self._db.execute(
-                "SELECT trace_id, MIN(rowid) FROM spans GROUP BY trace_id ORDER BY MAX(rowid) DESC LIMIT ?", (n,)
+                "SELECT trace_id, first_row FROM traces ORDER BY last_row DESC LIMIT ?", (n,)
             ).fetchall()
             if not picked:
                 return []
@@ -235,28 +347,31 @@ class TraceStore:
         return Trace(trace_id, tuple(spans)) if spans else None
 
     def count_orphans(self) -> int:
-        """`len(self.orphans())`, in SQL (cheap enough for every metrics scrape)."""
-        entry = ",".join("?" * len(ENTRY_SPANS))
-        query = (
-            f"SELECT COUNT(*) FROM spans s WHERE s.name NOT IN ({entry}) AND (s.parent_id IS NULL OR NOT EXISTS "
-            "(SELECT 1 FROM spans p WHERE p.trace_id = s.trace_id AND p.span_id = s.parent_id))"
-        )
+        """`len(self.orphans())`, kept per trace by every write (cheap enough for every metrics scrape)."""
         with self._lock:
-            return self._db.execute(query, tuple(ENTRY_SPANS)).fetchone()[0]
+            return self._db.execute("SELECT COALESCE(SUM(orphans), 0) FROM traces").fetchone()[0]
 
     def orphans(self, limit: int | None = None) -> list[SpanRecord]:
-        """`orphans_in(self.spans())` (the first `limit` of them, oldest first, when given),
-        answered by SQLite through the (trace_id, span_id) index without building a record for
-        every span."""
-        entry = ",".join("?" * len(ENTRY_SPANS))
-        query = (
-            f"SELECT {_COLUMNS} FROM spans AS s WHERE s.name NOT IN ({entry}) AND (s.parent_id IS NULL OR NOT EXISTS"
-            " (SELECT 1 FROM spans AS p WHERE p.trace_id = s.trace_id AND p.span_id = s.parent_id)) ORDER BY s.rowid"
-            " LIMIT ?"
-        )
+        """`orphans_in(self.spans())` (the first `limit` of them, oldest first, when given), read
+        from the traces that have any, without building a record for every span."""
         with self._lock:
-            rows = self._db.execute(query, (*sorted(ENTRY_SPANS), -1 if limit is None else limit)).fetchall()
-        return _records(rows)
+            self._db.execute("BEGIN")
+            try:
+                traces = self._db.execute(
+                    "SELECT trace_id, first_row, last_row FROM traces WHERE orphans > 0 ORDER BY first_row"
+                ).fetchall()
+                query = f"SELECT rowid, {_COLUMNS} FROM spans WHERE rowid BETWEEN ? AND ? AND trace_id = ?"
+                found: list[tuple] = []
+                for trace_id, first, last in traces:
+                    rows = self._db.execute(query, (first, last, trace_id)).fetchall()
+                    ids = {row[2] for row in rows}
+                    found += [r for r in rows if r[5] not in ENTRY_SPANS and (r[3] is None or r[3] not in ids)]
+            finally:
+                self._db.execute("COMMIT")
+        found.sort()  # by rowid: oldest first
+        if limit is not None:
+            found = found[:limit]
+        return _records([row[1:] for row in found])
 
     def close(self) -> None:
         with self._lock:
