@@ -199,11 +199,13 @@ def bench_observability(
         result = run_observability_bench(config, progress=lambda what: status.update(what))
     med = result["medians"]
     table = Table(
-        "tracing + metrics", "p50 ms (c=1)", "p95 ms (c=1)", f"req/s (c={clients})", title="Observability cost"
-    )
+        "tracing + metrics", "p50 ms (c=1)", "p95 ms (c=1)", f"req/s (c={clients})", "server CPU ms / correction",
+        title="Observability cost",
+    )  # fmt: skip
     for variant in ("on", "off"):
         m = med[variant]
-        table.add_row(variant, f"{m['p50_ms']:.2f}", f"{m['p95_ms']:.2f}", f"{m['req_per_s']:.0f}")
+        cpu = f"{m['cpu_ms']:.2f}" if m.get("cpu_ms") is not None else "–"
+        table.add_row(variant, f"{m['p50_ms']:.2f}", f"{m['p95_ms']:.2f}", f"{m['req_per_s']:.0f}", cpu)
     console.print(table)
     lat, thr = result["latency_overhead"], result["throughput_loss"]
     console.print(
@@ -213,6 +215,12 @@ def bench_observability(
         f"{min(result['latency_overhead_rounds']):+.0%}..{max(result['latency_overhead_rounds']):+.0%}, throughput "
         f"{min(result['throughput_loss_rounds']):+.0%}..{max(result['throughput_loss_rounds']):+.0%})"
     )
+    if result.get("cpu_overhead") is not None:
+        rounds_cpu = result["cpu_overhead_rounds"]
+        console.print(
+            f"server CPU per correction at c={clients} (server and engine processes): {result['cpu_overhead']:+.1%} "
+            f"with tracing + metrics (median of the paired rounds; {min(rounds_cpu):+.0%}..{max(rounds_cpu):+.0%})"
+        )
     if output:
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

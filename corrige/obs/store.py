@@ -162,6 +162,7 @@ class TraceStore:
 
     def _convert(self) -> None:
         """Give a file without the `traces` table one (new, or written with the per-span index)."""
+
         def has(kind: str, name: str) -> bool:
             query = "SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?"
             return self._db.execute(query, (kind, name)).fetchone() is not None

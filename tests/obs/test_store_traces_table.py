@@ -95,8 +95,18 @@ def _old_format_file(path, records: list[SpanRecord]) -> None:
     db.executemany(
         "INSERT INTO spans VALUES (?,?,?,?,?,?,?,?,?,?)",
         [
-            (r.trace_id, r.span_id, r.parent_id, int(r.parent_remote), r.name, r.start_ns, r.end_ns,
-             r.request_id, r.status, '{"n": 1}')  # fmt: skip
+            (
+                r.trace_id,
+                r.span_id,
+                r.parent_id,
+                int(r.parent_remote),
+                r.name,
+                r.start_ns,
+                r.end_ns,
+                r.request_id,
+                r.status,
+                '{"n": 1}',
+            )  # fmt: skip
             for r in records
         ],
     )
