@@ -7,13 +7,15 @@ engine core; the parent's event loop only sends requests and receives results:
 
     parent: EngineProcess                          child: an `Engine`, its main thread reading the pipe
     generate / stream / abort ── ("add" | "abort" | "close") ──►  engine.add / engine.abort
-    reader thread → event loops ◄── [events, step stats, snapshot] ──  one send per engine step with events
+    event loop (or a reader thread) ◄── [events, step stats, snapshot] ──  one send per engine step with events
 
 The child is spawned (a forked copy of a process with threads is unsafe) and builds its own
 weights and drafter by calling `build()`, a picklable function. Requests are checked and
 admitted in the parent as `Engine` does (`InvalidRequest`, `Overloaded` at once), using the
-child's latest snapshot for the queue depth. If the child dies, every request in flight fails
-with `InternalError` and `running` turns false, so readiness checks fail.
+child's latest snapshot for the queue depth. The server hands over its event loop, which then
+reads the pipe itself (`add_reader`); without one, a reader thread hands results to the loops.
+If the child dies, every request in flight fails with `InternalError` and `running` turns
+false, so readiness checks fail.
 """
 
 from __future__ import annotations

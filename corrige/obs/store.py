@@ -280,9 +280,13 @@ class TraceStore:
     def clear(self) -> None:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
-            self._db.execute("DELETE FROM spans")
-            self._db.execute("DELETE FROM traces")
-            self._db.execute("COMMIT")
+            try:
+                self._db.execute("DELETE FROM spans")
+                self._db.execute("DELETE FROM traces")
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
 
     # ---- reading ----
 
