@@ -25,8 +25,9 @@ import json
 import sqlite3
 import threading
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from json import encoder as _json_encoder
 from pathlib import Path
 
 from corrige.obs.spans import ENTRY_SPANS
@@ -54,8 +55,30 @@ CREATE TABLE traces (
 ) WITHOUT ROWID;
 """
 
-# one encoder for every row: json.dumps with arguments builds a new one per call (half its cost here)
-_ENCODE = json.JSONEncoder(separators=(",", ":")).encode
+
+def _make_encoder() -> Callable[[object], str]:
+    """Compact JSON for the attributes. `JSONEncoder.encode` builds a new C encoder on every call,
+    which costs about as much as encoding a span's attributes; this one is built once (and falls
+    back to the plain encoder where the C one is missing or answers differently)."""
+    plain = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+    make = getattr(_json_encoder, "c_make_encoder", None)
+    if make is None:
+        return plain
+
+    def default(obj: object) -> object:
+        raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
+
+    try:
+        c_encode = make(None, default, _json_encoder.encode_basestring_ascii, None, ":", ",", False, False, True)
+        probe = {"a": None, "b": [1, 2.5, "é"], "c": {"d": True}}
+        if "".join(c_encode(probe, 0)) != plain(probe):
+            return plain
+    except TypeError:  # another signature
+        return plain
+    return lambda obj: "".join(c_encode(obj, 0))
+
+
+_ENCODE = _make_encoder()
 
 _COLUMNS = "trace_id, span_id, parent_id, parent_remote, name, start_ns, end_ns, request_id, status, attributes"
 
@@ -260,11 +283,12 @@ class TraceStore:
         """Drop the oldest rows past `max_spans`, and the traces they leave empty; a trace that
         loses some of its spans gets its range and orphan count again."""
         self._writes_since_trim = 0
-        (count,) = self._db.execute("SELECT COUNT(*) FROM spans").fetchone()
-        excess = count - self.max_spans
-        if excess <= 0:
+        # Rowids are consecutive (each insert takes the largest plus one, and rows only ever go from
+        # the oldest end), so the newest `max_spans` rows start here; no COUNT(*), a scan of the table.
+        (newest,) = self._db.execute("SELECT MAX(rowid) FROM spans").fetchone()
+        cutoff = (newest or 0) - self.max_spans + 1
+        if self._db.execute("SELECT 1 FROM spans WHERE rowid < ? LIMIT 1", (cutoff,)).fetchone() is None:
             return
-        (cutoff,) = self._db.execute("SELECT rowid FROM spans ORDER BY rowid LIMIT 1 OFFSET ?", (excess,)).fetchone()
         self._db.execute("DELETE FROM spans WHERE rowid < ?", (cutoff,))
         self._db.execute("DELETE FROM traces WHERE last_row < ?", (cutoff,))
         cut = self._db.execute("SELECT trace_id, last_row FROM traces WHERE first_row < ?", (cutoff,)).fetchall()

@@ -4,6 +4,7 @@ index: every answer matches the straightforward computation over all spans."""
 
 from __future__ import annotations
 
+import json
 import random
 import sqlite3
 from dataclasses import replace
@@ -12,7 +13,7 @@ import pytest
 from obs_support import fill, make_trace, orphan, sequential
 
 from corrige.obs import spans as names
-from corrige.obs.store import SpanRecord, TraceStore, group_traces, orphans_in
+from corrige.obs.store import _ENCODE, SpanRecord, TraceStore, group_traces, orphans_in
 
 
 def _traces(rng: random.Random, n: int) -> list[list[SpanRecord]]:
@@ -130,3 +131,34 @@ def test_a_file_with_the_older_per_span_index_is_converted_when_opened(tmp_path)
     assert ("spans_by_trace",) not in indexes
     TraceStore(path).close()  # opening it again changes nothing
     assert TraceStore(path).count_orphans() == 2
+
+
+def test_a_tools_spans_written_first_are_orphans_until_the_request_arrives(tmp_path):
+    """The subprocess tool writes its span from its own process before the server writes the
+    request's spans: two stores on one file, as in the server."""
+    path = tmp_path / "traces.sqlite"
+    server, tool = TraceStore(path), TraceStore(path)
+    request = make_trace(sequential([(names.VALIDATE, 0.3), (names.RETRIEVE, 1.0)]))
+    retrieve = request[1]
+    tool_span = replace(retrieve, span_id="ab" * 8, parent_id=retrieve.span_id, name="tool.rules", attributes={})
+    tool.write([tool_span])
+    assert server.count_orphans() == 1 and server.orphans() == [tool_span]
+    server.write(request)
+    assert server.count_orphans() == 0 and tool.orphans() == []
+    assert server.trace(retrieve.trace_id).spans == (tool_span, *request)
+
+
+@pytest.mark.parametrize(
+    "attributes",
+    [{}, {"a": 1, "b": 2.5, "c": "é ✓", "d": None, "e": True}, {"ids": ["x", "y"], "nested": {"k": [1.0, -0.0]}}],
+)
+def test_attributes_are_stored_as_compact_json(attributes):
+    assert _ENCODE(attributes) == json.dumps(attributes, separators=(",", ":"))
+
+
+def test_attributes_that_are_not_json_fail_the_write_loudly(tmp_path):
+    store = TraceStore(tmp_path / "traces.sqlite")
+    (span,) = make_trace([])
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        store.write([replace(span, attributes={"when": object()})])
+    assert store.count() == 0

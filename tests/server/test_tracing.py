@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from fastapi.testclient import TestClient
@@ -46,6 +47,18 @@ def test_a_correction_leaves_one_trace_with_every_stage_under_the_root(client):
         assert root.start_ns <= span.start_ns <= span.end_ns <= root.end_ns, span.name
     assert root.attributes[S.BYTES_IN] == len(raw)
     assert root.attributes[S.BYTES_OUT] == len(response.content)
+
+
+def test_trace_ids_begin_with_the_time_and_stay_distinct(client):
+    """A new trace id is the Unix time in seconds (8 hex digits), then 96 random bits: ordered by
+    time, so the trace store's index by trace id grows at its end."""
+    before = int(time.time())
+    ids = [trace_of(client, correct(client)[1]).trace_id for _ in range(3)]
+    after = int(time.time())
+    assert len(set(ids)) == 3
+    for trace_id in ids:
+        assert re.fullmatch("[0-9a-f]{32}", trace_id)
+        assert before <= int(trace_id[:8], 16) <= after
 
 
 def test_model_spans_carry_batch_size_steps_and_tokens_and_cost_is_an_attribute(client):
