@@ -24,6 +24,7 @@ import asyncio
 import itertools
 import logging
 import multiprocessing
+import os
 import signal
 import sys
 import threading
@@ -96,7 +97,7 @@ class EngineProcess(FrontEnd):
         if loop is None:
             threading.Thread(target=self._read, name="engine-process-reader", daemon=True).start()
         else:
-            loop.call_soon_threadsafe(loop.add_reader, self._conn.fileno(), self._on_readable)
+            loop.call_soon_threadsafe(self._watch)
 
     # ---- the asyncio API (call from a running event loop) ----
 
@@ -186,12 +187,23 @@ class EngineProcess(FrontEnd):
             self._receive(messages)
         self._gone_now()
 
+    def _watch(self) -> None:
+        """On the loop's thread: read the pipe whenever it is readable. uvloop makes a watched file
+        descriptor non-blocking, but `Connection.recv` must wait for the rest of a message that has
+        only partly arrived (a step's results can outgrow the socket's buffer, and a busy child can
+        be descheduled in the middle of sending them); non-blocking, it raised BlockingIOError
+        and the child looked dead. So the descriptor is made blocking again."""
+        fd = self._conn.fileno()
+        self._loop.add_reader(fd, self._on_readable)
+        os.set_blocking(fd, True)
+
     def _on_readable(self) -> None:
         """The event loop's reader (with a `loop`)."""
         try:
             while self._conn.poll():
                 self._receive(self._conn.recv())
-        except (EOFError, OSError):
+        except (EOFError, OSError) as exc:
+            logger.debug("engine pipe closed: %r", exc)
             self._loop.remove_reader(self._conn.fileno())
             self._gone_now()
 
@@ -222,6 +234,9 @@ class EngineProcess(FrontEnd):
         self._listeners.notify(steps, finished)
 
     def _gone_now(self) -> None:
+        if not self._closing:
+            self._process.join(0.2)  # its exit code says how it went (a negative one: killed by that signal)
+            logger.error("engine process %d exited (exit code %s)", self._process.pid, self._process.exitcode)
         self._fail_all(InternalError("the engine process exited; please retry") if not self._closing else None)
         self._done.set()
 

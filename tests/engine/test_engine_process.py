@@ -164,6 +164,35 @@ def test_an_event_loop_can_read_the_results_itself():
     assert [list(o.token_ids) for o in run(main())] == expected
 
 
+def test_under_uvloop_the_pipe_stays_blocking_and_big_steps_arrive_whole():
+    """uvicorn runs on uvloop, whose `add_reader` makes the descriptor non-blocking; a step's
+    results larger than the socket's buffer then arrived in pieces and the first `recv` raised
+    BlockingIOError, which looked like a dead child. 64 answers with log-probabilities finishing
+    in one static batch make such a message."""
+    uvloop = pytest.importorskip("uvloop")
+    w = weights()
+    work = [(list(range(1, 9)), 24) for _ in range(64)]
+    expected = greedy_alone(w, work[0][0], 24, None)
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        config = EngineConfig(policy="static", n_slots=64, max_batch=64, max_wait_ms=200)
+        engine = await asyncio.to_thread(
+            EngineProcess, functools.partial(random_model, "tiny", 3), w.cfg, config, loop=loop
+        )
+        await wait_for_snapshot(engine, lambda s: s.slots_total == 64, "the child is ready")
+        await asyncio.sleep(0.05)  # the loop has registered its reader
+        assert os.get_blocking(engine._conn.fileno())
+        params = SamplingParams(max_tokens=24, ignore_eos=True, logprobs=True)
+        outputs = await asyncio.gather(*(engine.generate(p, params) for p, _ in work))
+        assert engine.running
+        await asyncio.to_thread(engine.close)
+        return outputs
+
+    outputs = uvloop.run(asyncio.wait_for(main(), 60))
+    assert all(list(o.token_ids) == expected for o in outputs)
+
+
 def test_a_flood_of_streams_fills_both_pipes_and_everything_still_comes_back():
     """Hundreds of streams at once: the child sends a token event per token while the parent keeps
     sending adds; neither side may wait on the other (each pipe holds only ~64 KiB)."""
