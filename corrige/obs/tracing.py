@@ -36,6 +36,7 @@ from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapProp
 
 from corrige.obs import spans as S
 from corrige.obs.store import SpanRecord, TraceStore
+from corrige.obs.writer import StoreWriterProcess
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +75,8 @@ class TracingConfig:
     store_path: Path | None = None  # None: no local store (OTLP only, or nothing kept)
     max_spans: int = 200_000
     otlp_endpoint: str | None = None  # e.g. http://127.0.0.1:4318/v1/traces
+    # store writes in a child process (`corrige.obs.writer`), off this process's interpreter lock
+    writer_process: bool = False
     service_name: str = "corrige"
     flush_interval_s: float = 0.5  # finished traces wait at most this long to be written
 
@@ -84,8 +87,11 @@ class Tracing:
     def __init__(self, config: TracingConfig) -> None:
         self.config = config
         self.store = TraceStore(config.store_path, config.max_spans) if config.store_path is not None else None
-        # the writer thread has its own connection, so readers (dashboard, /metrics) never wait on a write
-        self._writer_store = TraceStore(config.store_path, config.max_spans) if config.store_path else None
+        # the writer has its own connection, so readers (dashboard, /metrics) never wait on a write
+        self._writer_store: TraceStore | StoreWriterProcess | None = None
+        if config.store_path is not None:
+            sink = StoreWriterProcess if config.writer_process else TraceStore
+            self._writer_store = sink(config.store_path, config.max_spans)
         self._otlp = None
         self.resource = Resource.create({"service.name": config.service_name})
         if config.otlp_endpoint:

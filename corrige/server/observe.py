@@ -34,8 +34,12 @@ def start_observability(state: Any, settings: Settings, engine: Engine) -> Calla
     """Put `tracing`, `trace_store` and `metrics` on the app state; return the function that stops them."""
     tracing = None
     if settings.tracing:
-        config = TracingConfig(store_path=settings.trace_store, max_spans=settings.trace_store_max_spans,
-                               otlp_endpoint=settings.otlp_endpoint)  # fmt: skip
+        config = TracingConfig(
+            store_path=settings.trace_store,
+            max_spans=settings.trace_store_max_spans,
+            otlp_endpoint=settings.otlp_endpoint,
+            writer_process=settings.trace_writer_process,
+        )
         tracing = Tracing(config)
         logger.info("tracing on: spans to %s", settings.trace_store)
     state.tracing = tracing

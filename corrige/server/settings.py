@@ -73,6 +73,8 @@ class Settings(BaseSettings):
     tracing: bool = True  # one OpenTelemetry trace per request
     trace_store: Path = Field(default_factory=lambda: default_state_dir() / "traces.sqlite")  # local span store
     trace_store_max_spans: int = Field(200_000, ge=100)  # the oldest spans go first
+    # the trace store's writes in a child process, off the server's interpreter lock (false: a thread)
+    trace_writer_process: bool = True
     otlp_endpoint: str | None = None  # e.g. http://127.0.0.1:4318/v1/traces: also export spans over OTLP/HTTP
     metrics: bool = True  # Prometheus /metrics
     budget_file: Path | None = None  # latency budget TOML; None: the bundled one (corrige/obs/budget.toml)
