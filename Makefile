@@ -34,7 +34,7 @@ bench: $(VENV)/.dev
 	$(VENV)/bin/corrige bench http --output docs/bench/http.md --json docs/bench/http.json
 	$(VENV)/bin/corrige bench speculative --output docs/bench/speculative.json
 	$(VENV)/bin/corrige bench retrieval --output docs/bench/retrieval.json
-	$(VENV)/bin/corrige bench observability --rounds 10 --latency-requests 150 --load-requests 600 --output docs/bench/observability.json
+	$(VENV)/bin/corrige bench observability --rounds 48 --latency-requests 150 --load-requests 600 --output docs/bench/observability.json
 	$(VENV)/bin/corrige bench portal --rounds 200 --warmup 40 --json docs/bench/portal.json
 	$(VENV)/bin/corrige bench traces --traces 10000 --output docs/bench/traces.json
 	$(VENV)/bin/corrige bench sweep --peer --output docs/bench/sweep.json --plot docs/bench/sweep.png --markdown docs/bench/sweep.md

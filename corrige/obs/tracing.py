@@ -3,15 +3,16 @@
 
 The hot path stays lean. A request's stages are timed with `time.perf_counter()` while it
 runs and recorded as finished spans with explicit start and end times (`RequestTrace.timed`):
-a record appended to a list. Span ids are 64 random bits; a trace id is the Unix time in seconds
-(32 bits) and 96 random bits, as AWS X-Ray's ids are, so the trace store's index by trace id
-grows at its end instead of on a random page. When the request
-ends its spans go, in one piece, to a writer thread that stores them (`TraceStore`) and, with
-`otlp_endpoint` set, turns them into the SDK's `ReadableSpan`s for its OTLP exporter. The W3C
-`traceparent`/`tracestate` of a caller is read with the SDK's propagator, and handed on the
-same way to a subprocess (`RequestTrace.child`), whose own spans come back as children.
-Recording the nine spans of a correction this way takes about 20 µs on the request's thread
-(a loop that records them), against about 360 µs for opening and closing nine SDK spans.
+a record appended to a list. Span ids are 64 random bits; a trace id is the Unix time in
+seconds (32 bits) and 96 random bits, as AWS X-Ray's ids are, so the trace store's index by
+trace id grows at its end instead of on a random page. When the request ends its spans go, in
+one piece, to a writer thread that stores them (`TraceStore`; with `writer_process`, a child
+process does, `StoreWriterProcess`) and, with `otlp_endpoint` set, turns them into the SDK's
+`ReadableSpan`s for its OTLP exporter. The W3C `traceparent`/`tracestate` of a caller is read
+with the SDK's propagator, and handed on the same way to a subprocess (`RequestTrace.child`),
+whose own spans come back as children. Recording the nine spans of a correction this way takes
+about 20 µs on the request's thread (a loop that records them), against about 360 µs for
+opening and closing nine SDK spans.
 """
 
 from __future__ import annotations
