@@ -125,6 +125,16 @@ class LabServer:
         except OSError:
             return ""
 
+    def log_problems(self, limit: int = 40) -> list[str]:
+        """The log's warnings, errors and tracebacks (the last `limit` lines of them): what a lab
+        run keeps of a server whose requests failed, since the log goes with the server."""
+        try:
+            lines = self.log_path.read_text(errors="replace").splitlines()
+        except OSError:
+            return []
+        marks = ("WARNING", "ERROR", "CRITICAL", "Traceback", "Error:", "  File ")
+        return [line for line in lines if any(mark in line for mark in marks)][-limit:]
+
     def cpu_seconds(self) -> float | None:
         """User + system CPU time so far of the process and its children, such as the engine
         process of `corrige serve` (Linux /proc; None elsewhere)."""

@@ -151,6 +151,16 @@ def measure_point(server: LabServer, clients: int, config: SweepConfig, workload
     return point
 
 
+def _log_problems(servers: list[LabServer], points: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """The warnings and errors in the logs of servers that failed requests (their logs are removed
+    with them), and logged here, so a failed point can be diagnosed from the result file."""
+    failed = {p["server"] for p in points if sum(p["summary"]["errors"].values())}
+    problems = {s.name: s.log_problems() for s in servers if s.name in failed}
+    for name, lines in problems.items():
+        log.warning("%s failed requests; its log says:\n%s", name, "\n".join(lines) or "(nothing)")
+    return problems
+
+
 def run_sweep(config: SweepConfig, hooks: SweepHooks | None = None) -> dict[str, Any]:
     """Start the servers, measure every (client count, server) point, evaluate the targets."""
     hooks = hooks or SweepHooks()
@@ -178,6 +188,7 @@ def run_sweep(config: SweepConfig, hooks: SweepHooks | None = None) -> dict[str,
                 points.append(measure_point(server, clients, config, workload, hooks))
                 log.debug("%s x %d clients done", server.name, clients)
     finally:
+        problems = _log_problems(servers, points)
         for server in servers:
             server.stop()
     from corrige.bench.engine import machine_info
@@ -197,6 +208,7 @@ def run_sweep(config: SweepConfig, hooks: SweepHooks | None = None) -> dict[str,
         "environment": {k: v for k, v in os.environ.items() if k.startswith("CORRIGE_")},  # reaches the servers
         "points": points,
         "seconds": time.perf_counter() - started,
+        "server_log_problems": problems,
     }
     result |= evaluate(points, config)
     return result

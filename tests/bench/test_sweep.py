@@ -33,6 +33,25 @@ def test_every_point_is_measured_with_the_servers_counters(sweep):
         assert p["server_cpu_share"] is not None and p["server_cpu_share"] > 0
         assert p["engine"]["steps"] > 0  # the engine stats moved over the point
     assert sweep["servers"]["continuous"][:4] == ["-m", "corrige.cli", "serve", "--batching"]
+    assert sweep["server_log_problems"] == {}  # kept only for servers that failed requests
+
+
+def test_a_failing_servers_log_problems_are_kept_before_its_log_goes():
+    from corrige.bench.servers import LabServer
+    from corrige.bench.sweep import _log_problems
+
+    server = LabServer.corrige("static")  # not started: its log is written by hand here
+    server.log_path.write_text(
+        "INFO uvicorn.error: Started server process [1]\n"
+        "ERROR corrige.engine.process: engine process 2 exited (exit code -9)\n"
+        "WARNING corrige.engine.process: engine process gone: failing 3 requests in flight\n"
+    )
+    failed = {"server": "static", "clients": 4, "summary": {"errors": {"internal_error": 3}}}
+    fine = {"server": "static", "clients": 1, "summary": {"errors": {}}}
+    assert _log_problems([server], [fine]) == {}
+    problems = _log_problems([server], [fine, failed])
+    assert problems == {"static": server.log_path.read_text().splitlines()[1:]}
+    server.stop()
 
 
 def test_targets_not_covered_by_the_run_say_so(sweep):
