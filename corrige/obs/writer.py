@@ -1,13 +1,15 @@
 """The trace store's writes in a process of their own.
 
-Encoding a batch of spans as JSON and inserting it into SQLite cost the server's own process
-about 0.17 ms of CPU per correction under load, half of what tracing and metrics cost it, and
-the writer thread that did it competed with the event loop for the interpreter lock. Here the
-server's writer thread only turns each batch into plain tuples and pickles it (one C call); a
-spawned child unpickles, encodes and inserts, with its own interpreter, on whichever core has
-time. The child answers every batch once it is committed, so `Tracing.flush` still means "on
-disk", and a batch is never dropped: if the child dies, the batch it was given and everything
-after are written in this process instead (and logged).
+Encoding a batch of spans as JSON and inserting it into SQLite, on a thread of the server, was
+half of what tracing and metrics cost the server's process, and that thread took the
+interpreter lock from the event loop: with it, tracing and metrics cost about 8% of throughput at
+32 clients, with this process under 1% (`corrige bench observability`, and the same with
+`CORRIGE_TRACE_WRITER_PROCESS=false`; see docs/BENCHMARKS.md). Here the server's writer thread
+only turns each batch into plain tuples and pickles it (one C call); a spawned child unpickles,
+encodes and inserts, with its own interpreter, on whichever core has time. The child answers
+every batch once it is committed, so `Tracing.flush` still means "on disk", and a batch is never
+dropped: if the child dies, the batch it was given and everything after are written in this
+process instead (and logged).
 
     writer = StoreWriterProcess(Path("traces.sqlite"), max_spans=200_000)
     writer.write(records)  # returns once they are committed
@@ -67,7 +69,7 @@ def _writer_main(path: str, max_spans: int, conn: Connection) -> None:
                 store.write([SpanRecord(*row) for row in pickle.loads(message)])
                 conn.send(None)
             except Exception as exc:  # a full disk must not end the writer; these spans are lost
-                logging.getLogger(__name__).exception("could not write spans to %s", path)
+                logger.exception("could not write spans to %s", path)
                 conn.send(f"{type(exc).__name__}: {exc}")
     finally:
         store.close()
