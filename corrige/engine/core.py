@@ -16,7 +16,7 @@ from typing import Protocol
 from corrige.engine.config import EngineConfig
 from corrige.engine.errors import EngineError, InternalError
 from corrige.engine.kv_cache import SlotPool
-from corrige.engine.request import Request, RequestOutput, TokenEvent
+from corrige.engine.request import Request, RequestOutput, TokenEvent, error_output
 from corrige.engine.runner import ModelRunner, record_logprobs
 from corrige.engine.scheduler import Scheduler, make_scheduler
 from corrige.engine.stats import StepStats
@@ -29,8 +29,16 @@ Event = tuple[Request, TokenEvent | RequestOutput]
 
 
 def finals(requests: list[Request]) -> list[Event]:
-    """The final-output events of requests that just finished."""
-    return [(r, r.output()) for r in requests]
+    """The final-output events of requests that just finished. A request whose output cannot be
+    built still gets one (an error), and the others get theirs."""
+    events: list[Event] = []
+    for request in requests:
+        try:
+            events.append((request, request.output()))
+        except Exception as exc:
+            logger.exception("building the output of request %s failed", request.request_id)
+            events.append((request, error_output(request.request_id, InternalError(f"the request failed: {exc}"))))
+    return events
 
 
 @dataclass(slots=True)
@@ -132,7 +140,7 @@ class EngineCore(SchedulerBackedCore):
         for row in rows:
             row.record_step(output.batch_size, ran.model_cpu_s)
         before = [len(r.output_token_ids) for r in rows]
-        finished = scheduler.update_from_output(output, ran.sampled_token_ids, now)
+        finished = scheduler.update_from_output(output, ran.sampled_token_ids, now, ran.errors)
         record_logprobs(rows, ran.logprobs, before)
         result.events.extend(
             (r, TokenEvent(r.request_id, r.output_token_ids[i], i))

@@ -37,8 +37,8 @@ from typing import Any
 from corrige.engine.config import EngineConfig
 from corrige.engine.errors import EngineClosed, EngineError, InternalError, InvalidRequest, Overloaded
 from corrige.engine.frontend import FrontEnd, hand_over
-from corrige.engine.request import FinishReason, RequestOutput, SamplingParams, TokenEvent, validate_prompt
-from corrige.engine.stats import EngineSnapshot, RequestStats, StepStats
+from corrige.engine.request import RequestOutput, SamplingParams, TokenEvent, error_output, validate_prompt
+from corrige.engine.stats import EngineSnapshot, StepStats
 from corrige.engine.stream import RequestStream, Sink, deliver
 from corrige.model.config import GPTConfig
 
@@ -252,7 +252,7 @@ class EngineProcess(FrontEnd):
             logger.warning("engine process gone: failing %d requests in flight", len(sinks))
         batches: dict[asyncio.AbstractEventLoop, list] = {}
         for request_id, sink in sinks.items():
-            batches.setdefault(sink.loop, []).append((sink, _error_output(request_id, error)))
+            batches.setdefault(sink.loop, []).append((sink, error_output(request_id, error)))
         hand_over(batches)
 
 
@@ -265,12 +265,6 @@ def random_model(preset: str = "tiny", seed: int = 0) -> tuple[Any, Any]:
 
     cfg = preset_config(preset)
     return prepare(random_params(cfg, seed=seed), cfg), LookupDrafter()
-
-
-def _error_output(request_id: str, error: EngineError) -> RequestOutput:
-    now = time.monotonic()
-    stats = RequestStats(request_id, str(FinishReason.ERROR), 0, 0, now, now, None, None, None, None, ())
-    return RequestOutput(request_id, (), FinishReason.ERROR, stats, error)
 
 
 # ---- the child ----
@@ -325,7 +319,7 @@ def _serve_requests(engine, conn: Connection, out: _PipeOut) -> None:
             try:
                 engine.add(prompt, params, sink, request_id=request_id, queue_timeout_s=queue_timeout_s, stream=stream)
             except EngineError as exc:  # refused here after all (the parent's estimate was behind)
-                out.post([("event", _error_output(request_id, exc))])
+                out.post([("event", error_output(request_id, exc))])
             out.received += 1
         elif kind == "abort":
             engine.abort(message[1])

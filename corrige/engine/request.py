@@ -6,6 +6,7 @@ Lifecycle: WAITING → RUNNING → FINISHED, with a `FinishReason` of stop, leng
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -57,6 +58,8 @@ class SamplingParams:
             raise InvalidRequest(f"top_k must be 0 (off) or positive, got {self.top_k}")
         if not 0.0 < self.top_p <= 1.0:
             raise InvalidRequest(f"top_p must lie in (0, 1], got {self.top_p}")
+        if self.seed is not None and not 0 <= self.seed < 2**63:
+            raise InvalidRequest(f"seed must lie in [0, 2**63), got {self.seed}")
 
     @property
     def greedy(self) -> bool:
@@ -189,6 +192,13 @@ class Request:
             error=self.error,
             logprobs=list(self.output_logprobs) if self.params.logprobs else None,
         )
+
+
+def error_output(request_id: str, error: EngineError) -> RequestOutput:
+    """The output of a request that ended with `error` and nothing more to show (no tokens, no stats)."""
+    now = time.monotonic()
+    stats = RequestStats(request_id, str(FinishReason.ERROR), 0, 0, now, now, None, None, None, None, ())
+    return RequestOutput(request_id, (), FinishReason.ERROR, stats, error)
 
 
 def validate_prompt(prompt_token_ids: Sequence[int], params: SamplingParams, vocab_size: int, n_ctx: int) -> list[int]:

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from corrige.engine.request import Request
-from corrige.engine.sampling import sample_one, sample_tokens
+from corrige.engine.sampling import sample_rows, sample_tokens
 from corrige.engine.scheduler import SchedulerOutput
 from corrige.model.generate import chosen_logprobs
 from corrige.model.lookup import accept
@@ -37,6 +37,9 @@ class RunnerOutput:
     model_cpu_s: float  # forward passes, this thread's CPU time
     sample_s: float
     logprobs: list[list[float]] | None = None  # aligned with sampled_token_ids; [] for rows that did not ask
+    # rows whose sampling raised, by index: their tokens are meaningless and their requests fail
+    # alone (the scheduler sees to it), so one bad request cannot fail the whole step
+    errors: dict[int, Exception] = field(default_factory=dict)
 
 
 def rows_logprobs(
@@ -90,7 +93,7 @@ class ModelRunner:
                 decode(self.weights, self.cache, output.decode_tokens, output.decode_slots, output.decode_positions)
             )
         forward_done, forward_done_cpu = time.perf_counter(), time.thread_time()
-        tokens = sample_tokens(logits, rows)  # prefill and decode logits stay apart: no copy
+        tokens, errors = sample_tokens(logits, rows)  # prefill and decode logits stay apart: no copy
         logprobs = rows_logprobs(logits, rows, tokens)
         return RunnerOutput(
             [[token] for token in tokens],
@@ -98,6 +101,7 @@ class ModelRunner:
             forward_done_cpu - start_cpu,
             time.perf_counter() - forward_done,
             logprobs,
+            errors,
         )
 
     def _execute_with_drafts(self, output: SchedulerOutput, rows: Sequence[Request]) -> RunnerOutput:
@@ -118,18 +122,22 @@ class ModelRunner:
         forward_done, forward_done_cpu = time.perf_counter(), time.thread_time()
         chosen = np.argmax(logits, axis=-1).tolist()
         sampled: list[list[int]] = []
+        picks = []  # (row, logits) of the sampled rows, which never carry a guess
         offsets = []
         offset = 0
         for i, request in enumerate(rows):
             draft = drafts[i - n_prefill] if i >= n_prefill else ()
             if draft:
                 sampled.append(accept(chosen, draft, offset))
-            elif request.params.temperature > 0:  # sampled rows never carry a guess
-                sampled.append([sample_one(logits[offset], request.params, request.generator)])
             else:
                 sampled.append([chosen[offset]])
+                if request.params.temperature > 0:
+                    picks.append((i, logits[offset]))
             offsets.append(offset)
             offset += tails[i]
+        drawn, errors = sample_rows(rows, picks)
+        for i, token in drawn.items():
+            sampled[i] = [token]
         logprobs = None
         asked = [i for i, request in enumerate(rows) if request.params.logprobs]
         if asked:
@@ -142,5 +150,10 @@ class ModelRunner:
                 logprobs[i] = values[taken : taken + n]
                 taken += n
         return RunnerOutput(
-            sampled, forward_done - start, forward_done_cpu - start_cpu, time.perf_counter() - forward_done, logprobs
+            sampled,
+            forward_done - start,
+            forward_done_cpu - start_cpu,
+            time.perf_counter() - forward_done,
+            logprobs,
+            errors,
         )

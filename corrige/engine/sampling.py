@@ -13,20 +13,38 @@ import numpy as np
 from corrige.engine.request import Request, SamplingParams
 
 
-def sample_tokens(logits: Sequence[np.ndarray], requests: Sequence[Request]) -> list[int]:
-    """One token id per logits row; `logits` is one or more (B_i, V) arrays whose rows, in
-    order, belong to `requests`."""
+def sample_tokens(logits: Sequence[np.ndarray], requests: Sequence[Request]) -> tuple[list[int], dict[int, Exception]]:
+    """One token id per logits row, and the rows whose sampling raised; `logits` is one or more
+    (B_i, V) arrays whose rows, in order, belong to `requests`."""
     tokens = [t for part in logits for t in np.argmax(part, axis=-1).tolist()]  # every greedy row at once
-    for row in [i for i, r in enumerate(requests) if r.params.temperature > 0]:
-        part, index = _locate(logits, row)
-        tokens[row] = sample_one(part[index], requests[row].params, requests[row].generator)
-    return tokens
+    picks = [(row, _row_logits(logits, row)) for row, r in enumerate(requests) if r.params.temperature > 0]
+    drawn, errors = sample_rows(requests, picks)
+    for row, token in drawn.items():
+        tokens[row] = token
+    return tokens, errors
 
 
-def _locate(parts: Sequence[np.ndarray], row: int) -> tuple[np.ndarray, int]:
+def sample_rows(
+    requests: Sequence[Request], picks: Sequence[tuple[int, np.ndarray]]
+) -> tuple[dict[int, int], dict[int, Exception]]:
+    """Draw a token for each (row, logits) of `picks` from that row's request; a row whose draw
+    raises (a seed NumPy refuses, say) is reported instead, so that only its own request fails
+    and the rest of the step goes on."""
+    drawn: dict[int, int] = {}
+    errors: dict[int, Exception] = {}
+    for row, row_logits in picks:
+        request = requests[row]
+        try:
+            drawn[row] = sample_one(row_logits, request.params, request.generator)
+        except Exception as exc:
+            errors[row] = exc
+    return drawn, errors
+
+
+def _row_logits(parts: Sequence[np.ndarray], row: int) -> np.ndarray:
     for part in parts:
         if row < len(part):
-            return part, row
+            return part[row]
         row -= len(part)
     raise IndexError("row beyond the logits")
 

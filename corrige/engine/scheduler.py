@@ -16,21 +16,28 @@ With `speculative_tokens` > 0, a decode row may also carry a guess of its next t
 and returns every token greedy decoding agrees with, so `update_from_output` takes a list
 of tokens per row.
 
+A row whose sampling or bookkeeping raises fails its own request only (`InternalError`);
+the rest of the step goes on.
+
 The `threads` policy runs requests on worker threads instead (see `threads.py`).
 """
 
 from __future__ import annotations
 
+import logging
 import math
 from abc import ABC, abstractmethod
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from corrige.engine.config import EngineConfig, Policy
-from corrige.engine.errors import DeadlineExceeded, EngineError
+from corrige.engine.errors import DeadlineExceeded, EngineError, InternalError
 from corrige.engine.kv_cache import SlotPool
 from corrige.engine.request import FinishReason, Request, RequestStatus
 from corrige.model.lookup import LookupDrafter
+
+logger = logging.getLogger(__name__)
 
 
 def _slot_of(request: Request) -> int:
@@ -162,11 +169,18 @@ class Scheduler(ABC):
 
     def fail(self, output: SchedulerOutput, error: EngineError, now: float) -> list[Request]:
         """The model raised during this step: fail the requests it was running."""
-        failed = [self.requests[rid] for rid in output.row_ids if rid in self.requests]
-        for request in failed:
-            self.running.remove(request)
-            self._finish(request, FinishReason.ERROR, now, error)
-        return failed + self._after_removal(now)
+        return self.fail_requests([(self.requests[rid], error) for rid in output.row_ids if rid in self.requests], now)
+
+    def fail_requests(self, failures: list[tuple[Request, EngineError]], now: float) -> list[Request]:
+        """End these requests with their errors; returns every request that finished."""
+        for request, error in failures:
+            if request in self.running:
+                self.running.remove(request)
+            if self.requests.get(request.request_id) is request:
+                self._finish(request, FinishReason.ERROR, now, error)
+            else:  # its bookkeeping broke after it had finished: only the outcome changes
+                request.finish(FinishReason.ERROR, now, error)
+        return [request for request, _ in failures] + self._after_removal(now)
 
     def ready(self, now: float) -> bool:
         """Would a step now do anything (run the model or expire a deadline)?"""
@@ -180,9 +194,42 @@ class Scheduler(ABC):
     @abstractmethod
     def schedule(self, now: float) -> SchedulerOutput: ...
 
+    def update_from_output(
+        self,
+        output: SchedulerOutput,
+        sampled: list[list[int]],
+        now: float,
+        errors: Mapping[int, Exception] | None = None,
+    ) -> list[Request]:
+        """Record each row's new tokens (one, or more with a guess); returns the requests that finished.
+
+        A row whose sampling raised (`errors`, by row) or whose bookkeeping raises here fails its
+        own request with `InternalError`: one bad request must not end its neighbours' answers."""
+        finished: list[Request] = []
+        failures: list[tuple[Request, EngineError]] = []
+        for row, (request_id, tokens) in enumerate(zip(output.row_ids, sampled, strict=True)):
+            request = self.requests[request_id]
+            error = errors.get(row) if errors else None
+            if error is None:
+                try:
+                    if self._record(request, tokens, now):
+                        finished.append(request)
+                    continue
+                except Exception as exc:
+                    error = exc
+            logger.error("request %s failed alone in step %d: %r", request_id, output.step_id, error, exc_info=error)
+            failures.append((request, InternalError(f"the request failed: {error}")))
+        if failures:
+            finished += self.fail_requests(failures, now)
+        return finished + self._after_update(now, bool(finished))
+
     @abstractmethod
-    def update_from_output(self, output: SchedulerOutput, sampled: list[list[int]], now: float) -> list[Request]:
-        """Record each row's new tokens (one, or more with a guess); returns the requests that finished."""
+    def _record(self, request: Request, tokens: list[int], now: float) -> bool:
+        """Take one row's new tokens; True when the request finished (and left)."""
+
+    def _after_update(self, now: float, any_finished: bool) -> list[Request]:
+        """After a step's rows are recorded: tidy up; returns any more requests that finished."""
+        return []
 
     def _can_admit(self, now: float) -> bool:
         return bool(self.waiting) and len(self.running) < self.capacity and self.pool.num_free > 0
@@ -262,19 +309,18 @@ class ContinuousScheduler(Scheduler):
             output.add_prefill(request)
         return output
 
-    def update_from_output(self, output: SchedulerOutput, sampled: list[list[int]], now: float) -> list[Request]:
-        finished = []
-        for request_id, tokens in zip(output.row_ids, sampled, strict=True):
-            request = self.requests[request_id]
-            for token in tokens:
-                reason = request.append_token(token, now, self.n_ctx)
-                if reason is not None:  # tokens after a stop (or past max_tokens) are dropped
-                    self._finish(request, reason, now)
-                    finished.append(request)
-                    break
-        if finished:
+    def _record(self, request: Request, tokens: list[int], now: float) -> bool:
+        for token in tokens:
+            reason = request.append_token(token, now, self.n_ctx)
+            if reason is not None:  # tokens after a stop (or past max_tokens) are dropped
+                self._finish(request, reason, now)
+                return True
+        return False
+
+    def _after_update(self, now: float, any_finished: bool) -> list[Request]:
+        if any_finished:
             self.running = [r for r in self.running if r.status is RequestStatus.RUNNING]
-        return finished
+        return []
 
 
 class NoBatchingScheduler(ContinuousScheduler):
@@ -298,14 +344,15 @@ class StaticScheduler(Scheduler):
                 output.add_prefill(request)
         return output
 
-    def update_from_output(self, output: SchedulerOutput, sampled: list[list[int]], now: float) -> list[Request]:
-        for request_id, tokens in zip(output.row_ids, sampled, strict=True):
-            request = self.requests[request_id]
-            for token in tokens:
-                # An early finisher stops generating but keeps its slot until the batch ends.
-                request.finish_reason = request.append_token(token, now, self.n_ctx)
-                if request.finish_reason is not None:
-                    break
+    def _record(self, request: Request, tokens: list[int], now: float) -> bool:
+        for token in tokens:
+            # An early finisher stops generating but keeps its slot until the batch ends.
+            request.finish_reason = request.append_token(token, now, self.n_ctx)
+            if request.finish_reason is not None:
+                break
+        return False
+
+    def _after_update(self, now: float, any_finished: bool) -> list[Request]:
         return self._after_removal(now)
 
     def _after_removal(self, now: float) -> list[Request]:

@@ -47,7 +47,7 @@ class ThreadsScheduler(Scheduler):
             output.add_prefill(request)
         return output
 
-    def update_from_output(self, output: SchedulerOutput, sampled: list[int], now: float) -> list[Request]:
+    def _record(self, request: Request, tokens: list[int], now: float) -> bool:
         raise NotImplementedError("threads-policy workers record their own tokens")
 
     def ready(self, now: float) -> bool:
@@ -151,6 +151,8 @@ class ThreadPoolCore(SchedulerBackedCore):
             while not request.abort_requested:
                 start, start_cpu = time.perf_counter(), time.thread_time()
                 ran = self.runner.execute(output, [request])
+                if ran.errors:  # its sampling failed: caught below, like a model failure
+                    raise ran.errors[0]
                 now = self.clock()
                 [[token]] = ran.sampled_token_ids  # no guesses: one row, one token
                 request.record_step(1, ran.model_cpu_s)

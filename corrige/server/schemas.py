@@ -107,7 +107,8 @@ class CompletionRequest(StrictModel):
     n: int = Field(1, ge=1, le=1, description="Only one choice per request.")
     stream: bool = False
     stream_options: StreamOptions | None = None
-    seed: int | None = None
+    # NumPy's generators take 0 <= seed; 2**63 keeps it a signed 64-bit integer, as OpenAI's is
+    seed: int | None = Field(None, ge=0, lt=2**63)
     user: str | None = None
 
 

@@ -13,9 +13,25 @@ def request(params: SamplingParams) -> Request:
 def test_greedy_rows_take_the_argmax_and_sampled_rows_their_own_draws():
     logits = np.random.default_rng(0).standard_normal((3, 50)).astype(np.float32)
     rows = [request(SamplingParams()), request(SamplingParams(temperature=1.0, seed=1)), request(SamplingParams())]
-    tokens = sample_tokens([logits[:2], logits[2:]], rows)  # prefill rows, then decode rows
+    tokens, errors = sample_tokens([logits[:2], logits[2:]], rows)  # prefill rows, then decode rows
     assert tokens[0] == int(np.argmax(logits[0])) and tokens[2] == int(np.argmax(logits[2]))
     assert tokens[1] == sample_one(logits[1], rows[1].params, np.random.default_rng(1))
+    assert errors == {}
+
+
+def test_a_row_whose_draw_raises_is_reported_and_the_other_rows_are_still_sampled():
+    logits = np.random.default_rng(0).standard_normal((3, 50)).astype(np.float32)
+    bad = SamplingParams(temperature=1.0)
+    object.__setattr__(bad, "seed", -1)  # past the validation, as a bug elsewhere could let it
+    rows = [
+        request(SamplingParams(temperature=1.0, seed=1)),
+        request(bad),
+        request(SamplingParams(temperature=1.0, seed=2)),
+    ]
+    tokens, errors = sample_tokens([logits], rows)
+    assert list(errors) == [1] and isinstance(errors[1], ValueError)
+    assert tokens[0] == sample_one(logits[0], rows[0].params, np.random.default_rng(1))
+    assert tokens[2] == sample_one(logits[2], rows[2].params, np.random.default_rng(2))
 
 
 def test_top_k_of_one_and_a_tiny_top_p_are_greedy():
@@ -51,7 +67,16 @@ def test_a_seed_fixes_the_draws():
 
 
 @pytest.mark.parametrize(
-    "bad", [dict(max_tokens=0), dict(temperature=-1), dict(top_k=-1), dict(top_p=0.0), dict(top_p=1.5)]
+    "bad",
+    [
+        dict(max_tokens=0),
+        dict(temperature=-1),
+        dict(top_k=-1),
+        dict(top_p=0.0),
+        dict(top_p=1.5),
+        dict(seed=-1),
+        dict(seed=2**63),
+    ],
 )
 def test_nonsense_parameters_are_invalid_requests(bad):
     with pytest.raises(InvalidRequest):
