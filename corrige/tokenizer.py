@@ -6,6 +6,10 @@ so accents, ñ, emoji and control characters never fall out of the vocabulary.
 Learner text is encoded with special tokens *split* (`encode_special_tokens`): a learner
 who types "<|sep|>" gets the bytes of that string, never the separator itself, so the
 prompt format cannot be smuggled in.
+
+Tokenizers trained for real-text models also carry `<|gloss|>`, the separator between the
+corrected sentence and its gloss: a token no typed text can produce, so a learner's " / " is
+just text. Older tokenizers (the bundled seed and tutor models) lack it and write " / ".
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ BOS = "<|bos|>"
 SEP = "<|sep|>"
 EOS = "<|eos|>"
 PAD = "<|pad|>"
-SPECIAL_TOKENS = (PAD, BOS, SEP, EOS)  # ids 0..3 in a trained tokenizer
+GLOSS = "<|gloss|>"
+SPECIAL_TOKENS = (PAD, BOS, SEP, EOS)  # ids 0..3 in a trained tokenizer; every tokenizer has them
 
 TOKENIZER_FILE = "tokenizer.json"
 
@@ -31,6 +36,7 @@ class SpecialIds:
     bos: int
     sep: int
     eos: int
+    gloss: int | None = None  # the answer's separator token; None: the answer writes " / " as text
 
 
 class BPETokenizer:
@@ -43,20 +49,25 @@ class BPETokenizer:
             raise ValueError(f"tokenizer lacks the special tokens {missing}")
         self._tok = tokenizer
         self._tok.encode_special_tokens = True
-        self.special = SpecialIds(*ids)
+        self.special = SpecialIds(*ids, gloss=tokenizer.token_to_id(GLOSS))
 
     @classmethod
-    def train(cls, texts: Iterable[str], vocab_size: int, min_frequency: int = 2) -> BPETokenizer:
-        """Learn merges from `texts` until the vocabulary (bytes + specials + merges) is full."""
-        if vocab_size < 256 + len(SPECIAL_TOKENS):
-            raise ValueError(f"vocab_size must be at least {256 + len(SPECIAL_TOKENS)} (bytes + specials)")
+    def train(
+        cls, texts: Iterable[str], vocab_size: int, min_frequency: int = 2, gloss_token: bool = False
+    ) -> BPETokenizer:
+        """Learn merges from `texts` until the vocabulary (bytes + specials + merges) is full.
+
+        `gloss_token` adds `<|gloss|>` (id 4) for the answer's separator."""
+        specials = [*SPECIAL_TOKENS, GLOSS] if gloss_token else list(SPECIAL_TOKENS)
+        if vocab_size < 256 + len(specials):
+            raise ValueError(f"vocab_size must be at least {256 + len(specials)} (bytes + specials)")
         tok = Tokenizer(models.BPE())
         tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
         tok.decoder = decoders.ByteLevel()
         trainer = trainers.BpeTrainer(
             vocab_size=vocab_size,
             min_frequency=min_frequency,
-            special_tokens=list(SPECIAL_TOKENS),
+            special_tokens=specials,
             initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
             show_progress=False,
         )

@@ -24,10 +24,10 @@ from corrige.model.generate import greedy_generate_scored, lookup_greedy_generat
 from corrige.model.numpy_gpt import KVCache, RuntimeWeights, prepare
 from corrige.model.weights import load_model
 from corrige.tokenizer import BPETokenizer
-from corrige.tutor.codec import PromptTooLong, check_fits, encode_prompt
+from corrige.tutor.codec import PromptTooLong, check_fits, encode_prompt, split_answer
 from corrige.tutor.drafting import AnswerDrafter
 from corrige.tutor.edits import Edit, diff_edits
-from corrige.tutor.format import NO_ERRORS_GLOSS, parse_target
+from corrige.tutor.format import NO_ERRORS_GLOSS
 from corrige.tutor.plausibility import content_mismatch, load_known_words, unknown_words
 
 # The seed-sized model (0.51M parameters, 64-token window, like the seeds' ~500k tutor): it meets every
@@ -139,14 +139,12 @@ class Tutor:
         source, added_stop = normalize_sentence(sentence)
         tok = self.tokenizer
         finished = bool(token_ids) and token_ids[-1] == tok.special.eos
-        text = tok.decode(token_ids)
-        parsed = parse_target(text) if finished else None
+        parsed = split_answer(tok, token_ids) if finished else None
         n_out = len(token_ids)
         if parsed is None:
             return self._abstain(source, added_stop, "unparsable", prompt_tokens, n_out, 0.0)
-        corrected, gloss = parsed
-        # the model is judged on the corrected sentence: tokens up to the " / " separator
-        n_corrected = len(tok.encode(corrected))
+        # the model is judged on the corrected sentence: the tokens before the separator
+        corrected, gloss, n_corrected = parsed
         probs = [math.exp(lp) for lp in logprobs[: max(n_corrected, 1)]]
         min_prob = min(probs) if probs else 1.0
         if corrected != source and min_prob < self.config.min_token_prob:

@@ -1,5 +1,9 @@
 """Token-level prompt format: `<bos> sentence <sep>` → `corrected / gloss <eos>`.
 
+A tokenizer with the `<|gloss|>` token (real-text models) writes `corrected <|gloss|> gloss <eos>`
+instead: the separator is then a token that typed text cannot produce. `encode_pair` and
+`split_answer` handle both, so callers never look at the separator themselves.
+
 Text-level rendering and parsing live in `format.py`; this module only turns those strings
 into token ids and checks that they fit the model's window, so an input that cannot fit
 is refused with a clear error upstream instead of being silently truncated.
@@ -7,9 +11,11 @@ is refused with a clear error upstream instead of being silently truncated.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from corrige.tokenizer import BPETokenizer
+from corrige.tutor.format import parse_target, render_target
 
 
 class PromptTooLong(ValueError):
@@ -40,3 +46,36 @@ def check_fits(n_prompt: int, max_new_tokens: int, n_ctx: int) -> None:
 def encode_example(tok: BPETokenizer, source: str, target: str) -> EncodedExample:
     prompt = encode_prompt(tok, source)
     return EncodedExample(ids=[*prompt, *tok.encode(target), tok.special.eos], n_prompt=len(prompt))
+
+
+def encode_answer(tok: BPETokenizer, corrected: str, gloss: str) -> list[int]:
+    """Token ids of the answer (without eos), in the format the tokenizer's model writes."""
+    if tok.special.gloss is None:
+        return tok.encode(render_target(corrected, gloss))
+    return [*tok.encode(corrected), tok.special.gloss, *tok.encode(gloss)]
+
+
+def encode_pair(tok: BPETokenizer, source: str, corrected: str, gloss: str) -> EncodedExample:
+    """`<bos> source <sep> answer <eos>`, the answer in the tokenizer's own format."""
+    prompt = encode_prompt(tok, source)
+    return EncodedExample(ids=[*prompt, *encode_answer(tok, corrected, gloss), tok.special.eos], n_prompt=len(prompt))
+
+
+def split_answer(tok: BPETokenizer, ids: Sequence[int]) -> tuple[str, str, int] | None:
+    """(corrected, gloss, tokens of the corrected part) of generated ids; None when it does not parse.
+
+    Specials other than the separator (eos) are ignored; a side that is empty does not parse.
+    """
+    if tok.special.gloss is None:
+        parsed = parse_target(tok.decode(ids))
+        if parsed is None:
+            return None
+        return parsed[0], parsed[1], len(tok.encode(parsed[0]))
+    ids = list(ids)
+    if tok.special.gloss not in ids:
+        return None
+    cut = ids.index(tok.special.gloss)
+    corrected, gloss = tok.decode(ids[:cut]).strip(), tok.decode(ids[cut + 1 :]).strip()
+    if not corrected or not gloss:
+        return None
+    return corrected, gloss, cut

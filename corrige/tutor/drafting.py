@@ -38,10 +38,13 @@ class AnswerDrafter(LookupDrafter):
         self.prompt_end = tokenizer.special.sep
         self.eos = tokenizer.special.eos
         # the first token of each separator: the space after it belongs to the next word's token
-        self.separator = tokenizer.encode(TARGET_SEPARATOR)[0]  # " /"
+        gloss_token = tokenizer.special.gloss
+        self.separator = tokenizer.encode(TARGET_SEPARATOR)[0] if gloss_token is None else gloss_token  # " /"
         self.label_end = tokenizer.encode(LABEL_SEPARATOR)[0]  # ":"
         self.item_end = tokenizer.encode(ITEM_SEPARATOR)[0]  # ";"
-        self.no_errors = [*tokenizer.encode(" " + NO_ERRORS_GLOSS), self.eos]
+        # after a text separator the gloss's first word carries its space; after the token it does not
+        lead = " " if gloss_token is None else ""
+        self.no_errors = [*tokenizer.encode(lead + NO_ERRORS_GLOSS), self.eos]
 
     def start(self, prompt: Sequence[int]) -> AnswerLookup:
         return AnswerLookup(prompt, self)
