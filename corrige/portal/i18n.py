@@ -213,6 +213,16 @@ CATEGORY_NAMES_EN = {
     "capitalisation": "capital letters",
     "people_plural": "'people' is plural",
     "adverb_position": "adverb position",
+    "spelling": "spelling mistakes",
+    "word_confusion": "confused words",
+    "determiner": "articles and determiners",
+    "verb_tense": "verb tense",
+    "verb_form": "verb form",
+    "agreement": "subject-verb agreement",
+    "noun_number": "singular and plural nouns",
+    "pronoun": "pronouns",
+    "word_order": "word order",
+    "calque": "Spanish calques",
 }
 
 

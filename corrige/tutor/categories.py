@@ -46,7 +46,23 @@ CATEGORIES: tuple[Category, ...] = (
     Category("capitalisation", "mayúscula", "A1", "on monday, I speak english"),
     Category("people_plural", "people es plural", "A2", "People is friendly"),
     Category("adverb_position", "posición del adverbio", "A2", "I like very much football"),
+    # Broader categories for errors in real learners' writing (the injector in corrige.corpus
+    # makes them on real sentences; the template grammar does not).
+    Category("spelling", "ortografía", "A1", "beacuse, realy, diferent, wich, alot"),
+    Category("word_confusion", "palabra confundida", "A2", "there/their, to/too, then/than, its/it's"),
+    Category("determiner", "artículo", "A1", "in the Spain, I have car, a friends"),
+    Category("verb_tense", "tiempo verbal", "B1", "I have seen him yesterday, If it will rain"),
+    Category("verb_form", "forma verbal", "A2", "I can to go, I have went, she is study"),
+    Category("agreement", "concordancia", "A1", "they was, my friends is, the people who lives"),
+    Category("noun_number", "número del sustantivo", "A1", "two child, one of my friend, many thing"),
+    Category("pronoun", "pronombre", "A2", "the man which, the book who, I feel myself tired"),
+    Category("word_order", "orden de las palabras", "A2", "Always I go, I don't know what is it, enough big"),
+    Category("calque", "calco del español", "B1", "assist to a class, make a party, discuss about"),
 )
+
+SYNTHETIC_CATEGORY_IDS: tuple[str, ...] = tuple(c.id for c in CATEGORIES[:25])
+"""The categories the template grammar (``errors.py``, ``data.py``) makes: the first 25, which
+the bundled models were trained on. The others come only from real sentences."""
 
 CATEGORY_IDS: tuple[str, ...] = tuple(c.id for c in CATEGORIES)
 BY_ID: dict[str, Category] = {c.id: c for c in CATEGORIES}

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from corrige.tutor.categories import CATEGORY_IDS
+from corrige.tutor.categories import SYNTHETIC_CATEGORY_IDS
 from corrige.tutor.edits import Edit
 from corrige.tutor.errors import (
     CATALOGUE,
@@ -101,7 +101,7 @@ def _probe(per_base: int = 120) -> _Probe:
             id_count[sentence.template] += weight or SAMPLER_ONLY[base][0]
         for cid, n in hits.items():
             base_support[cid][base] = n / per_base
-    missing = [c for c in CATEGORY_IDS if c not in base_support]
+    missing = [c for c in SYNTHETIC_CATEGORY_IDS if c not in base_support]
     if missing:
         raise RuntimeError(f"no template offers categories {missing}")
     weights = {b: w or SAMPLER_ONLY[b][0] for b, (w, _) in reg.items()}
@@ -251,7 +251,7 @@ def _generate(
     rng = sampler.rng
     n_correct = round(n * correct_share)
     todo: list[str | None] = [None] * n_correct
-    todo += [CATEGORY_IDS[i % len(CATEGORY_IDS)] for i in range(n - n_correct)]
+    todo += [SYNTHETIC_CATEGORY_IDS[i % len(SYNTHETIC_CATEGORY_IDS)] for i in range(n - n_correct)]
     rng.shuffle(todo)
     out: list[Example] = []
     repeats = 0

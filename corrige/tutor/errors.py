@@ -18,7 +18,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from corrige.tutor.categories import CATEGORIES, Category
+from corrige.tutor.categories import BY_ID, SYNTHETIC_CATEGORY_IDS, Category
 from corrige.tutor.edits import Edit
 from corrige.tutor.error_rules import RULES, Change, Rule
 from corrige.tutor.format import GlossItem, render_gloss
@@ -49,7 +49,9 @@ def _build(category: Category) -> ErrorCategory:
     return ErrorCategory(category.id, category.label, category.level, category.description, RULES[category.id])
 
 
-CATALOGUE: dict[str, ErrorCategory] = {c.id: _build(c) for c in CATEGORIES}
+# Only the categories the template grammar can make; the rest come from real sentences
+# (corrige.corpus).
+CATALOGUE: dict[str, ErrorCategory] = {cid: _build(BY_ID[cid]) for cid in SYNTHETIC_CATEGORY_IDS}
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from collections import Counter
 
-from corrige.tutor.categories import CATEGORY_IDS
+from corrige.tutor.categories import SYNTHETIC_CATEGORY_IDS
 from corrige.tutor.data import (
     held_out_templates,
     iter_texts,
@@ -36,7 +36,7 @@ def test_share_of_correct_examples(splits):
 
 def test_every_category_is_represented(splits):
     counts = Counter(c for ex in splits["train"] for c in ex.categories)
-    assert set(counts) == set(CATEGORY_IDS)
+    assert set(counts) == set(SYNTHETIC_CATEGORY_IDS)
     assert min(counts.values()) >= 80  # 2,400 erroneous examples over 25 categories
 
 
@@ -99,7 +99,7 @@ def test_realistic_file():
     correct = sum(r.is_correct for r in rows)
     assert correct / len(rows) >= 0.25
     for r in rows:
-        assert set(r.categories) <= set(CATEGORY_IDS), r
+        assert set(r.categories) <= set(SYNTHETIC_CATEGORY_IDS), r
         assert bool(r.categories) == (not r.is_correct), r
         assert r.source[0].isupper() and r.corrected[-1] in ".?!", r
 
