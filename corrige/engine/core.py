@@ -59,6 +59,8 @@ class Core(Protocol):
     def num_waiting(self) -> int: ...
     @property
     def num_running(self) -> int: ...
+    @property
+    def free_capacity(self) -> int: ...
     def has_unfinished(self) -> bool: ...
     def ready(self) -> bool: ...
     def wake_time(self) -> float | None: ...
@@ -82,6 +84,10 @@ class SchedulerBackedCore:
     @property
     def num_running(self) -> int:
         return self.scheduler.num_running
+
+    @property
+    def free_capacity(self) -> int:
+        return self.scheduler.free_capacity
 
     def has_unfinished(self) -> bool:
         return self.scheduler.has_unfinished()

@@ -26,7 +26,7 @@ from dataclasses import replace
 from corrige.engine.config import EngineConfig, Policy
 from corrige.engine.core import Core, EngineCore, Event
 from corrige.engine.errors import EngineClosed, InternalError, InvalidRequest, Overloaded
-from corrige.engine.frontend import FrontEnd, hand_over
+from corrige.engine.frontend import FrontEnd, hand_over, waiting_and_free
 from corrige.engine.request import (
     Request,
     RequestOutput,
@@ -72,6 +72,7 @@ class Engine(FrontEnd):
             self._core = ThreadPoolCore(weights, self.config, self._deliver_token_now, self._wake, clock)
         else:
             self._core = EngineCore(weights, self.config, clock, drafter)
+        self._free_in_core = self._core.free_capacity  # as of the loop's last look; guarded by _cond
         self._totals = EngineTotals()
         self._snapshot = self._take_snapshot()
         self._thread = threading.Thread(target=self._run, name="engine-loop", daemon=True)
@@ -107,9 +108,18 @@ class Engine(FrontEnd):
         return self._thread.is_alive() and not self._closing
 
     def snapshot(self) -> EngineSnapshot:
-        """State as of the loop's latest iteration, plus requests submitted since; cheap, from any thread."""
-        snapshot, submitted = self._snapshot, len(self._adds)
-        return replace(snapshot, waiting=snapshot.waiting + submitted) if submitted else snapshot
+        """State as of the loop's latest iteration; `waiting` also counts the requests submitted since
+        that will find no free slot at the next step. Cheap, from any thread."""
+        snapshot = self._snapshot
+        waiting = self._waiting_and_free()[0]
+        return replace(snapshot, waiting=waiting) if waiting != snapshot.waiting else snapshot
+
+    def free_capacity(self) -> int:
+        """How many more requests the next step would admit without their waiting."""
+        return self._waiting_and_free()[1]
+
+    def _waiting_and_free(self) -> tuple[int, int]:
+        return waiting_and_free(len(self._adds) + self._queued_in_core, self._free_in_core)
 
     def close(self, timeout: float = 10.0) -> None:
         """Stop the loop; unfinished requests end with `EngineClosed`."""
@@ -146,7 +156,7 @@ class Engine(FrontEnd):
         with self._cond:
             if self._closing:
                 raise EngineClosed("the engine is shut down")
-            waiting = len(self._adds) + self._queued_in_core
+            waiting = self._waiting_and_free()[0]  # not those about to take a free slot
             if waiting >= self.config.max_waiting:
                 raise Overloaded(f"{waiting} requests are already waiting (the limit); try again shortly")
             request_id = f"req-{next(self._ids)}" if request_id is None else request_id
@@ -222,6 +232,7 @@ class Engine(FrontEnd):
         with self._cond:
             self._active_ids.difference_update(o.request_id for o in finished)
             self._queued_in_core = self._core.num_waiting
+            self._free_in_core = self._core.free_capacity
         self._snapshot = self._take_snapshot()
         hand_over(batches)  # after the bookkeeping, so a caller that has its output also sees its slot freed
         self._listeners.notify(steps, finished)

@@ -55,6 +55,13 @@ class Listeners:
                         logger.exception("engine listener %r failed", listener)
 
 
+def waiting_and_free(pending: int, free: int) -> tuple[int, int]:
+    """Of `pending` requests not yet in a slot, how many will really wait for one, and how many
+    free places are left for more: the next step admits pending requests into the `free` places
+    first, so only the rest count against `max_waiting`."""
+    return max(0, pending - free), max(0, free - pending)
+
+
 def hand_over(batches: dict[asyncio.AbstractEventLoop, list[tuple[Sink, TokenEvent | RequestOutput]]]) -> None:
     """Post each event loop its events in one call (from any thread)."""
     for loop, batch in batches.items():

@@ -12,7 +12,8 @@ engine core; the parent's event loop only sends requests and receives results:
 The child is spawned (a forked copy of a process with threads is unsafe) and builds its own
 weights and drafter by calling `build()`, a picklable function. Requests are checked and
 admitted in the parent as `Engine` does (`InvalidRequest`, `Overloaded` at once), using the
-child's latest snapshot for the queue depth. The server hands over its event loop, which then
+child's latest snapshot for the queue depth: the requests sent since take the free slots it
+reported first, and only the rest count as waiting. The server hands over its event loop, which then
 reads the pipe itself (`add_reader`); without one, a reader thread hands results to the loops.
 If the child dies, every request in flight fails with `InternalError` and `running` turns
 false, so readiness checks fail.
@@ -36,7 +37,7 @@ from typing import Any
 
 from corrige.engine.config import EngineConfig
 from corrige.engine.errors import EngineClosed, EngineError, InternalError, InvalidRequest, Overloaded
-from corrige.engine.frontend import FrontEnd, hand_over
+from corrige.engine.frontend import FrontEnd, hand_over, waiting_and_free
 from corrige.engine.request import RequestOutput, SamplingParams, TokenEvent, error_output, validate_prompt
 from corrige.engine.stats import EngineSnapshot, StepStats
 from corrige.engine.stream import RequestStream, Sink, deliver
@@ -79,11 +80,12 @@ class EngineProcess(FrontEnd):
             self._process.kill()
             raise RuntimeError("the engine process did not start")
         try:
-            kind, snapshot = self._conn.recv()
+            kind, snapshot, free = self._conn.recv()
         except EOFError:
             raise RuntimeError(f"the engine process exited while starting (code {self._process.exitcode})") from None
         assert kind == "ready"
         self._snapshot: EngineSnapshot = snapshot
+        self._free = free  # places the child can still fill at its next step, as of that snapshot
         self._lock = threading.Lock()  # guards the sinks and the counters
         self._send_lock = threading.Lock()
         self._sinks: dict[str, Sink] = {}
@@ -116,7 +118,7 @@ class EngineProcess(FrontEnd):
         with self._lock:
             if self._closing or self._gone:
                 raise EngineClosed("the engine is shut down")
-            waiting = self._snapshot.waiting + self._sent_since_snapshot
+            waiting = self._waiting_and_free()[0]
             if waiting >= self.config.max_waiting:
                 raise Overloaded(f"{waiting} requests are already waiting (the limit); try again shortly")
             request_id = f"req-{next(self._ids)}" if request_id is None else request_id
@@ -141,9 +143,17 @@ class EngineProcess(FrontEnd):
         return not (self._gone or self._closing) and self._process.is_alive()
 
     def snapshot(self) -> EngineSnapshot:
-        """The child's state after its latest step, plus the requests sent since."""
-        snapshot, sent = self._snapshot, self._sent_since_snapshot
-        return replace(snapshot, waiting=snapshot.waiting + sent) if sent else snapshot
+        """The child's state after its latest step; `waiting` also counts the requests sent since
+        that will find no free slot."""
+        snapshot = self._snapshot
+        waiting = self._waiting_and_free()[0]
+        return replace(snapshot, waiting=waiting) if waiting != snapshot.waiting else snapshot
+
+    def _waiting_and_free(self) -> tuple[int, int]:
+        """The child's waiting requests and those sent since that will find no free slot; and the
+        free places left (the child's own waiting have had their share of its free places)."""
+        waiting, free = waiting_and_free(self._sent_since_snapshot, self._free)
+        return self._snapshot.waiting + waiting, free
 
     def close(self, timeout: float = 10.0) -> None:
         """Stop the child; unfinished requests end with `EngineClosed`."""
@@ -226,7 +236,8 @@ class EngineProcess(FrontEnd):
                 elif kind == "steps":
                     steps += message[1]
                 elif kind == "snapshot":
-                    self._snapshot, self._sent_since_snapshot = message[1], self._sent - message[2]
+                    _, self._snapshot, received, self._free = message
+                    self._sent_since_snapshot = self._sent - received
         mine = batches.pop(self._loop, None) if self._loop is not None else None
         if mine:
             deliver(mine)  # we are on that loop
@@ -291,7 +302,7 @@ def _child_main(
     engine.subscribe(on_step=out.on_step)
     if step_delay_s:  # fault injection for tests: slow every model step down
         engine.subscribe(on_step=lambda _step: time.sleep(step_delay_s))
-    conn.send(("ready", engine.snapshot()))
+    conn.send(("ready", engine.snapshot(), engine.free_capacity()))
     out.start(engine)  # from here on only `out` sends
     try:
         _serve_requests(engine, conn, out)
@@ -389,7 +400,7 @@ class _PipeOut:
             if not messages and not wait:
                 return  # an idle flush with nothing new
             # the snapshot counts the adds read so far; those still in the pipe are the parent's to add
-            messages.append(("snapshot", self.engine.snapshot(), self.received))
+            messages.append(("snapshot", self.engine.snapshot(), self.received, self.engine.free_capacity()))
             self.sent_at = time.monotonic()
             try:
                 self.conn.send(messages)

@@ -122,6 +122,11 @@ class Scheduler(ABC):
     def has_unfinished(self) -> bool:
         return bool(self.requests)
 
+    @property
+    def free_capacity(self) -> int:
+        """How many waiting requests the next step could admit: free slots within the batch capacity."""
+        return max(0, min(self.capacity - len(self.running), self.pool.num_free))
+
     def add_request(self, request: Request) -> None:
         self.waiting.append(request)
         self.requests[request.request_id] = request
@@ -365,6 +370,10 @@ class StaticScheduler(Scheduler):
 
     def _can_admit(self, now: float) -> bool:
         return not self.running and self._batch_ready(now)
+
+    @property
+    def free_capacity(self) -> int:
+        return 0 if self.running else min(self.capacity, self.pool.num_free)  # nobody joins a running batch
 
     def _batch_ready(self, now: float) -> bool:
         if not self.waiting or self.pool.num_free == 0:

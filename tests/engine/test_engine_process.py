@@ -75,7 +75,8 @@ def test_refusals_are_typed_and_immediate():
         with start(max_waiting=2, n_slots=1, max_batch=1) as engine:
             with pytest.raises(InvalidRequest, match="at most"):
                 engine.stream(list(range(10)), SamplingParams(max_tokens=weights().cfg.n_ctx))
-            long = [asyncio.create_task(engine.generate([1], SamplingParams(max_tokens=30))) for _ in range(2)]
+            # one takes the only slot, two wait: the queue is full
+            long = [asyncio.create_task(engine.generate([1], SamplingParams(max_tokens=30))) for _ in range(3)]
             await asyncio.sleep(0)
             with pytest.raises(Overloaded):
                 engine.stream([1], SamplingParams(max_tokens=2))
