@@ -6,18 +6,20 @@ just outside the body guard: for a form post to one of the portal's form paths i
 body (no more than the guard would), turns the fields into a JSON object, and marks the
 request (`scope["state"]["portal_form"] = True`) so the route answers with HTML pages and
 redirects instead of JSON. Everything else passes through untouched, so the guard still
-judges every other body, and a form body it cannot decode is left for the guard to refuse.
+judges every other body, and a form body it cannot decode, or one still arriving after the
+guard's time limit, is left for the guard to refuse.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterable
 from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from corrige.server.guards import replay_body
+from corrige.server.guards import body_time_left, replay_body
 
 FORM_TYPE = b"application/x-www-form-urlencoded"
 
@@ -31,10 +33,11 @@ def is_form_path(path: str, prefixes: Iterable[str]) -> bool:
 class FormPostMiddleware:
     """Form posts to `paths` (exact paths; a path ending in "/" covers everything under it) become JSON."""
 
-    def __init__(self, app: ASGIApp, paths: Iterable[str], max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, paths: Iterable[str], max_bytes: int, timeout_s: float = 10.0) -> None:
         self.app = app
         self.paths = tuple(paths)
         self.max_bytes = max_bytes
+        self.timeout_s = timeout_s  # the body guard's: past it, the guard answers 408
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST" or not is_form_path(scope["path"], self.paths):
@@ -45,15 +48,19 @@ class FormPostMiddleware:
             await self.app(scope, receive, send)
             return
         chunks, size, more = [], 0, True
-        while more:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunks.append(message.get("body", b""))
-            size += len(chunks[-1])
-            more = message.get("more_body", False)
-            if size > self.max_bytes:
-                break  # the guard refuses it (413); it reads the rest of the body itself
+        try:
+            async with asyncio.timeout(max(0.0, body_time_left(scope, self.timeout_s))):
+                while more:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        return
+                    chunks.append(message.get("body", b""))
+                    size += len(chunks[-1])
+                    more = message.get("more_body", False)
+                    if size > self.max_bytes:
+                        break  # the guard refuses it (413); it reads the rest of the body itself
+        except TimeoutError:
+            pass  # `more` is still true: the guard, on the same clock, finds the time up (408)
         raw = b"".join(chunks)
         fields = _decode(raw) if not more else None
         if fields is None:  # too large or not UTF-8: replay it as it came and let the guard answer

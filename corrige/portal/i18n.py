@@ -99,6 +99,9 @@ _ES = {
     "error_csrf": "El formulario ha caducado o no viene de esta página. Recarga la página e inténtalo otra vez.",
     "error_generic": "Algo ha fallado. Inténtalo de nuevo en unos segundos.",
     "error_not_found": "No existe esa página.",
+    "error_rate_limited": "Demasiadas peticiones seguidas. Espera unos segundos y vuelve a intentarlo.",
+    "error_too_large": "El texto es demasiado largo. Escribe una frase más corta.",
+    "error_slow": "El envío ha tardado demasiado. Vuelve a intentarlo.",
 }
 
 _EN = {
@@ -185,6 +188,9 @@ _EN = {
     "error_csrf": "The form has expired or did not come from this page. Reload the page and try again.",
     "error_generic": "Something went wrong. Try again in a few seconds.",
     "error_not_found": "There is no such page.",
+    "error_rate_limited": "Too many requests in a row. Wait a few seconds and try again.",
+    "error_too_large": "The text is too long. Write a shorter sentence.",
+    "error_slow": "Sending took too long. Try again.",
 }
 
 CATEGORY_NAMES_EN = {

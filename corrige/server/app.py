@@ -5,7 +5,9 @@ exception handlers and the lifespan; nothing is built at import time.
     corrige serve                                        # the same, plus options and SIGTERM draining
 
 Middleware, outermost first: request id (and the last-resort 500) → drain admission and
-in-flight count → rate limit → portal form posts as JSON → body guard → FastAPI (validation → handler).
+in-flight count → rate limits (per client, per learner session, tools) → portal form posts as
+JSON → body guard → FastAPI (validation → handler). Refusals of the learner portal's pages and
+form posts are pages in the learner's language (`app.state.error_page`), the rest the error model.
 """
 
 from __future__ import annotations
@@ -16,19 +18,25 @@ from fastapi.staticfiles import StaticFiles
 from corrige import __version__
 from corrige.portal.forms import FormPostMiddleware
 from corrige.server.context import RequestContextMiddleware
+from corrige.server.error_codes import describe_errors
 from corrige.server.errors import install_error_handlers
 from corrige.server.guards import (
     BodyGuardMiddleware,
+    Bucket,
     DrainMiddleware,
     DrainState,
     RateLimitMiddleware,
+    RouteLimit,
     TokenBucketLimiter,
+    client_key,
+    prefix_matcher,
 )
 from corrige.server.lifecycle import lifespan
 from corrige.server.routes import dashboard, grammar, health, metrics, openai, portal, tools
 from corrige.server.settings import Settings
 
 API_PREFIXES = ("/v1/", "/correct")
+TOOL_PREFIX = "/v1/tools/"
 NOT_RATE_LIMITED = ("/v1/engine/stats", "/v1/models")
 ALWAYS_OPEN = ("/healthz", "/readyz", "/v1/engine/stats", "/metrics")  # answered while draining
 
@@ -55,19 +63,44 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(portal.router)
     app.mount(portal.STATIC_PATH, portal.static_files(), name="portal-static")
     install_error_handlers(app)
+    app.state.error_page = portal.page_for_error  # refusals of the portal's pages are pages too
+    build_openapi = app.openapi
+    app.openapi = lambda: describe_errors(build_openapi())  # type: ignore[method-assign]
 
     # add_middleware wraps: the last one added is the outermost
-    app.add_middleware(BodyGuardMiddleware, max_bytes=settings.max_body_bytes)
+    body_limits = {"max_bytes": settings.max_body_bytes, "timeout_s": settings.body_timeout_s}
+    app.add_middleware(BodyGuardMiddleware, **body_limits)
     # the learner portal's HTML form posts become JSON just outside the body guard (pages work without JS)
-    app.add_middleware(FormPostMiddleware, paths=portal.FORM_PATHS, max_bytes=settings.max_body_bytes)
-    if settings.rate_limit > 0:
-        limiter = TokenBucketLimiter(settings.rate_limit, settings.burst)
-        app.add_middleware(RateLimitMiddleware, limiter=limiter, prefixes=API_PREFIXES, exempt=NOT_RATE_LIMITED)
+    app.add_middleware(FormPostMiddleware, paths=portal.FORM_PATHS, **body_limits)
+    if limits := rate_limits(settings):
+        app.add_middleware(RateLimitMiddleware, limits=limits)
     app.add_middleware(
         DrainMiddleware, state=app.state.drain, retry_after_s=settings.retry_after_s, always_open=ALWAYS_OPEN
     )
     app.add_middleware(RequestContextMiddleware)
     return app
+
+
+def rate_limits(settings: Settings) -> list[RouteLimit]:
+    """The rate-limited route groups, first match wins: the tools (a process per call), the API,
+    and the learner portal (every route of it reads the database or calls the model). One
+    per-client bucket spans all three; the tools and the portal's sessions have their own too.
+    `rate_limit = 0` turns them all off (load tests)."""
+    if settings.rate_limit <= 0:
+        return []
+    client = (Bucket(TokenBucketLimiter(settings.rate_limit, settings.burst), client_key, "client"),)
+    tools = sessions = client
+    if settings.tool_rate_limit > 0:
+        burst = max(1, round(2 * settings.tool_rate_limit))
+        tools = (Bucket(TokenBucketLimiter(settings.tool_rate_limit, burst), client_key, "client"), *client)
+    if settings.portal_rate_limit > 0:
+        limiter = TokenBucketLimiter(settings.portal_rate_limit, settings.portal_burst)
+        sessions = (*client, Bucket(limiter, portal.session_key, "session"))
+    return [
+        RouteLimit("tools", prefix_matcher([TOOL_PREFIX]), tools),
+        RouteLimit("api", prefix_matcher(API_PREFIXES, NOT_RATE_LIMITED), client),
+        RouteLimit("portal", portal.is_portal_path, sessions),
+    ]
 
 
 def app_from_env() -> FastAPI:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Send
 
@@ -32,8 +32,10 @@ ENGINE_STATUS = {
 }
 RETRY_AFTER_CODES = {"overloaded", "engine_closed", "draining", "not_ready"}
 
+# Starlette's HTTPException statuses as codes of the table (error_codes.py); FastAPI raises a
+# 400 only when a body does not parse, which the body guard refuses first as `invalid_json`
 HTTP_CODES = {
-    400: "bad_request",
+    400: "invalid_json",
     404: "not_found",
     405: "method_not_allowed",
     413: "body_too_large",
@@ -41,7 +43,6 @@ HTTP_CODES = {
     422: "validation_error",
     429: "rate_limited",
     500: "internal_error",
-    503: "unavailable",
     504: "deadline_exceeded",
 }
 
@@ -90,7 +91,12 @@ def request_id_of(request: Request) -> str | None:
     return getattr(request.state, "request_id", None)
 
 
-def render(request: Request, error: ApiError) -> JSONResponse:
+def render(request: Request, error: ApiError) -> Response:
+    """The error model; or, when the app's `error_page` hook renders one for this request (the
+    learner portal's pages and form posts), the learner's page."""
+    page_for = getattr(request.app.state, "error_page", None)
+    if page_for is not None and (page := page_for(request.scope, error)) is not None:
+        return page
     return JSONResponse(error_body(error.code, error.message, request_id_of(request)), error.status, error.headers)
 
 
@@ -121,16 +127,16 @@ def validation_message(errors: list[dict]) -> tuple[str, str, int]:
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    async def on_api_error(request: Request, exc: Exception) -> JSONResponse:
+    async def on_api_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
         return render(request, exc)
 
-    async def on_validation_error(request: Request, exc: Exception) -> JSONResponse:
+    async def on_validation_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
         code, message, status = validation_message(list(exc.errors()))
         return render(request, ApiError(status, code, message))
 
-    async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
+    async def on_http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
         code = HTTP_CODES.get(exc.status_code, "http_error")
         message = exc.detail if isinstance(exc.detail, str) else code
@@ -138,7 +144,7 @@ def install_error_handlers(app: FastAPI) -> None:
             message = f"no route {request.method} {request.url.path}"
         return render(request, ApiError(exc.status_code, code, message, exc.headers))
 
-    async def on_engine_error(request: Request, exc: Exception) -> JSONResponse:
+    async def on_engine_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, EngineError)
         settings = request.app.state.settings
         return render(request, from_engine_error(exc, settings.retry_after_s))

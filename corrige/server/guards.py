@@ -1,26 +1,48 @@
 """Guards (seed 004, layer 3): what stops a request before it costs model time.
 
 * `DrainMiddleware`: counts requests in flight and, once draining, refuses new ones (503).
-* `RateLimitMiddleware`: a token bucket per client address (429 + Retry-After).
+* `RateLimitMiddleware`: token buckets per client address and per learner session, by route
+  group (429 + Retry-After).
 * `BodyGuardMiddleware`: refuses bodies over the limit while they arrive (413), bodies that
-  are not JSON (415) or not UTF-8 (400), then replays the body to the app.
+  take too long to arrive (408), bodies that are not JSON (415), not UTF-8 or not parsable
+  JSON within `MAX_JSON_DEPTH` levels (400), then replays the body to the app.
 * `check_text`: the input filter for text bound for the model (control characters, lone
   surrogates, the model's special-token markers and the answer separator: 400).
 
 The middleware is pure ASGI and answers with the shared error model, before FastAPI parses
-anything; the input filter runs inside the correction pipeline (`service.py`).
+anything (`refuse`: or with the learner's page, for the portal's pages and form posts); the
+input filter runs inside the correction pipeline (`service.py`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 import math
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from corrige.server.errors import ApiError, send_error
+
+MAX_JSON_DEPTH = 32  # no request of the API nests deeper than 3; json.loads recurses once a level
+
+
+async def refuse(scope: Scope, receive: Receive, send: Send, error: ApiError) -> None:
+    """Answer from middleware: the learner's page when the app's `error_page` hook renders one
+    for this request (the portal's pages and form posts), else the error model as JSON."""
+    app = scope.get("app")
+    page_for = getattr(getattr(app, "state", None), "error_page", None)
+    page = page_for(scope, error) if page_for is not None else None
+    if page is not None:
+        await page(scope, receive, send)
+        return
+    request_id = scope.get("state", {}).get("request_id")
+    await send_error(send, error.status, error.code, error.message, request_id, error.headers)
+
 
 # ---------------------------------------------------------------- drain
 
@@ -110,29 +132,67 @@ class TokenBucketLimiter:
         return len(self._buckets)
 
 
-class RateLimitMiddleware:
-    """429 `rate_limited` with `Retry-After` (whole seconds, at least 1) for paths under `prefixes`."""
+def client_key(scope: Scope) -> str | None:
+    client = scope.get("client")
+    return client[0] if client else "unknown"
 
-    def __init__(
-        self, app: ASGIApp, limiter: TokenBucketLimiter, prefixes: Iterable[str], exempt: Iterable[str] = ()
-    ) -> None:
+
+@dataclass(frozen=True)
+class Bucket:
+    """One limit: a limiter and what it counts per (`key` gives None when it does not apply,
+    e.g. a request without a learner session has no session bucket)."""
+
+    limiter: TokenBucketLimiter
+    key: Callable[[Scope], str | None]
+    per: str  # "client" or "session", for the message
+
+
+@dataclass(frozen=True)
+class RouteLimit:
+    """The buckets of a group of routes; a request must get a token from each."""
+
+    name: str
+    applies: Callable[[Scope], bool]
+    buckets: tuple[Bucket, ...]
+
+
+class RateLimitMiddleware:
+    """429 `rate_limited` with `Retry-After` (whole seconds, at least 1) from the first group of
+    `limits` that applies to the request; requests no group covers pass untouched. A limiter
+    shared by groups (the per-client one) is one budget for all of them."""
+
+    def __init__(self, app: ASGIApp, limits: Sequence[RouteLimit]) -> None:
         self.app = app
-        self.limiter = limiter
-        self.prefixes = tuple(prefixes)
-        self.exempt = frozenset(exempt)
+        self.limits = tuple(limits)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path = scope.get("path", "")
-        if scope["type"] == "http" and path.startswith(self.prefixes) and path not in self.exempt:
-            client = scope.get("client")
-            wait_s = self.limiter.acquire(client[0] if client else "unknown")
+        if scope["type"] == "http":
+            for group in self.limits:
+                if group.applies(scope):
+                    if (error := self._check(scope, group)) is not None:
+                        await refuse(scope, receive, send, error)
+                        return
+                    break
+        await self.app(scope, receive, send)
+
+    @staticmethod
+    def _check(scope: Scope, group: RouteLimit) -> ApiError | None:
+        for bucket in group.buckets:
+            key = bucket.key(scope)
+            if key is None:
+                continue
+            wait_s = bucket.limiter.acquire(key)
             if wait_s > 0:
                 retry = str(max(1, math.ceil(wait_s)))
-                request_id = scope.get("state", {}).get("request_id")
-                message = f"too many requests from this client (limit {self.limiter.rate:g}/s); retry in {retry} s"
-                await send_error(send, 429, "rate_limited", message, request_id, {"Retry-After": retry})
-                return
-        await self.app(scope, receive, send)
+                rate = bucket.limiter.rate
+                message = f"too many requests from this {bucket.per} (limit {rate:g}/s); retry in {retry} s"
+                return ApiError(429, "rate_limited", message, {"Retry-After": retry})
+        return None
+
+
+def prefix_matcher(prefixes: Iterable[str], exempt: Iterable[str] = ()) -> Callable[[Scope], bool]:
+    prefixes, exempt = tuple(prefixes), frozenset(exempt)
+    return lambda scope: scope["path"].startswith(prefixes) and scope["path"] not in exempt
 
 
 # ---------------------------------------------------------------- body
@@ -154,28 +214,75 @@ def _is_json(content_type: bytes) -> bool:
     return media == b"application/json" or (media.startswith(b"application/") and media.endswith(b"+json"))
 
 
+def body_time_left(scope: Scope, timeout_s: float) -> float:
+    """Seconds left for the body to arrive, counted from the request's arrival (its headers)."""
+    received_at = scope.get("state", {}).get("received_at")
+    return timeout_s - (time.perf_counter() - received_at if received_at is not None else 0.0)
+
+
+_JSON_TOKEN = re.compile(rb'\\.|["\[\]{}]', re.DOTALL)  # an escape pair, a quote or a bracket
+
+
+def json_depth(body: bytes) -> int:
+    """How deep the arrays and objects of a JSON text nest (brackets inside strings do not count)."""
+    depth = deepest = 0
+    in_string = False
+    for match in _JSON_TOKEN.finditer(body):
+        token = match.group()
+        if token == b'"':
+            in_string = not in_string
+        elif in_string or len(token) == 2:
+            continue
+        elif token in (b"[", b"{"):
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
+def json_problem(body: bytes) -> str | None:
+    """Why the body is not JSON the app can parse, or None. The one place bodies are parsed for
+    validity: deep nesting is refused before `json.loads` recurses into it (RecursionError)."""
+    if body.count(b"[") + body.count(b"{") > MAX_JSON_DEPTH and json_depth(body) > MAX_JSON_DEPTH:
+        return f"the body is not valid JSON: nested deeper than {MAX_JSON_DEPTH} levels"
+    try:
+        json.loads(body)
+    except (ValueError, RecursionError) as exc:  # ValueError: syntax, or an integer of thousands of digits
+        return f"the body is not valid JSON: {exc}"
+    return None
+
+
 class BodyGuardMiddleware:
     """For requests with a body: 413 past `max_bytes` (by Content-Length at once, else counted
-    chunk by chunk, reading no further), 415 unless JSON, 400 `invalid_encoding` unless UTF-8.
+    chunk by chunk, reading no further), 408 when the whole body has not arrived within
+    `timeout_s` of the request (uvicorn has no body-read timeout: a client sending half a body
+    would hold the connection and this coroutine), 415 unless JSON, 400 `invalid_encoding`
+    unless UTF-8, 400 `invalid_json` unless it parses within `MAX_JSON_DEPTH` levels.
     The app then reads the buffered body; later `receive` calls (disconnect) pass through."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, timeout_s: float = 10.0) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.timeout_s = timeout_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in ("POST", "PUT", "PATCH"):
             await self.app(scope, receive, send)
             return
-        request_id = scope.get("state", {}).get("request_id")
         length = _header(scope, b"content-length")
         if length is not None and length.isdigit() and int(length) > self.max_bytes:
-            await self._too_large(send, request_id)
+            await refuse(scope, receive, send, self._too_large())
             return
         try:
-            body = await self._read(receive)
+            async with asyncio.timeout(max(0.0, body_time_left(scope, self.timeout_s))):
+                body = await self._read(receive)
         except BodyTooLarge:
-            await self._too_large(send, request_id)
+            await refuse(scope, receive, send, self._too_large())
+            return
+        except TimeoutError:
+            message = f"the body did not arrive within {self.timeout_s:g} s"
+            await refuse(scope, receive, send, ApiError(408, "body_timeout", message, {"Connection": "close"}))
             return
         if body is None:  # the client left before sending its body
             return
@@ -183,13 +290,16 @@ class BodyGuardMiddleware:
             content_type = _header(scope, b"content-type")
             if content_type is None or not _is_json(content_type):
                 message = "send the body as JSON with the header Content-Type: application/json"
-                await send_error(send, 415, "unsupported_media_type", message, request_id)
+                await refuse(scope, receive, send, ApiError(415, "unsupported_media_type", message))
                 return
             try:
                 body.decode("utf-8")
             except UnicodeDecodeError as exc:
                 message = f"the body is not valid UTF-8 (byte {exc.start}); send text encoded as UTF-8"
-                await send_error(send, 400, "invalid_encoding", message, request_id)
+                await refuse(scope, receive, send, ApiError(400, "invalid_encoding", message))
+                return
+            if (problem := json_problem(body)) is not None:
+                await refuse(scope, receive, send, ApiError(400, "invalid_json", problem))
                 return
         meta = scope.get("state", {}).get("meta")
         if meta is not None:  # for the trace: the guards ended here, validation starts
@@ -211,9 +321,10 @@ class BodyGuardMiddleware:
             if not message.get("more_body", False):
                 return b"".join(chunks)
 
-    async def _too_large(self, send: Send, request_id: str | None) -> None:
-        message = f"the body is larger than {self.max_bytes} bytes"
-        await send_error(send, 413, "body_too_large", message, request_id, {"Connection": "close"})
+    def _too_large(self) -> ApiError:
+        return ApiError(
+            413, "body_too_large", f"the body is larger than {self.max_bytes} bytes", {"Connection": "close"}
+        )
 
 
 def replay_body(body: bytes, more: bool, receive: Receive) -> Receive:

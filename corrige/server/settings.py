@@ -64,6 +64,15 @@ class Settings(BaseSettings):
     rate_limit: float = Field(20.0, ge=0)  # requests per second per client (token bucket); 0 disables it
     rate_burst: int = Field(0, ge=0)  # bucket size; 0: twice the rate (at least 1)
     retry_after_s: int = Field(1, ge=1)  # the Retry-After sent with 503 overloaded / draining
+    # the learner portal's routes per learner session (the client address counts against rate_limit too);
+    # rate_limit = 0 turns off every limit, this one and the tools' included
+    portal_rate_limit: float = Field(5.0, ge=0)  # requests per second per session; 0 disables it
+    portal_rate_burst: int = Field(0, ge=0)  # 0: twice the rate (at least 1)
+    # /v1/tools/*: each call starts a process, so it has a tighter limit of its own and a bound on processes
+    tool_rate_limit: float = Field(1.0, ge=0)  # calls per second per client; 0 disables it
+    max_tool_processes: int = Field(2, ge=1)  # tool processes at once; past it 503 tools_busy
+    body_timeout_s: float = Field(10.0, gt=0)  # the whole body must arrive within this of the headers (408)
+    timeout_keep_alive_s: int = Field(5, ge=1)  # uvicorn closes an idle keep-alive connection after this
 
     # ---- rule cards ----
     rules: Literal["hybrid", "bm25", "off"] = "hybrid"  # how corrections find the cards behind their edits
@@ -90,6 +99,10 @@ class Settings(BaseSettings):
     session_cookie_secure: bool = False  # send the cookie over HTTPS only (turn on behind TLS)
     session_max_age_s: int = Field(30 * 24 * 3600, ge=60)  # a learner's session lasts this long
 
+    # ---- operators ----
+    # Bearer token for /metrics, /dashboard, /v1/obs/summary, /v1/engine/stats; None: they stay open
+    admin_token: SecretStr | None = None
+
     # ---- testing ----
     debug_step_delay_ms: float = Field(0.0, ge=0)  # sleep after every model step (fault injection; keep 0)
 
@@ -109,3 +122,7 @@ class Settings(BaseSettings):
     @property
     def burst(self) -> int:
         return self.rate_burst or max(1, round(2 * self.rate_limit))
+
+    @property
+    def portal_burst(self) -> int:
+        return self.portal_rate_burst or max(1, round(2 * self.portal_rate_limit))

@@ -17,6 +17,7 @@ out only after the write is on disk.
 
 from __future__ import annotations
 
+import re
 import time
 from functools import lru_cache
 from pathlib import Path
@@ -25,9 +26,11 @@ from urllib.parse import urlencode
 
 import jinja2
 from fastapi import APIRouter, Depends, Request
+from fastapi import Path as PathParam
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.types import Scope
 
 from corrige.portal.i18n import LANGS, TEXTS, Text, pick_lang
 from corrige.portal.quiz import Question, grade
@@ -41,14 +44,26 @@ from corrige.server.guards import check_text
 from corrige.server.service import CorrectionService
 from corrige.tutor.edits import Edit
 
+from .responses import PORTAL_ERROR_RESPONSES
+
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 STATIC_PATH = "/static/portal"
 FORM_PATHS = ("/", "/quiz", "/exam", "/exam/")  # form posts the FormPostMiddleware turns into JSON
 LANG_COOKIE = "corrige_lang"
 CSRF_HEADER = "x-csrf-token"
 LANG_MAX_AGE_S = 365 * 24 * 3600
+API_PREFIX = "/portal/api/"
+# the pages and form posts (answered with HTML): /, /quiz, /quiz/answers/{id}, /exam, /exam/{id},
+# /exam/{id}/answer, /progress
+PAGE_PATH = re.compile(r"/(?:quiz(?:/answers/[^/]+)?|exam(?:/[^/]+(?:/answer)?)?|progress)?")
+FORM_TYPE = b"application/x-www-form-urlencoded"
+MAX_ID = 2**63 - 1  # SQLite's largest integer: a larger id would overflow the query, not just miss
 
-router = APIRouter(tags=["portal"])
+# every id in a path is bounded: out of range is a 422 (the API) or a page saying there is no such page
+ExamId = Annotated[int, PathParam(ge=1, le=MAX_ID, description="The exam's id.")]
+SubmissionId = Annotated[int, PathParam(ge=1, le=MAX_ID)]
+
+router = APIRouter(tags=["portal"], responses=PORTAL_ERROR_RESPONSES)
 
 
 def static_files() -> StaticFiles:
@@ -114,6 +129,9 @@ class Visit:
     def finish(self, response: Response) -> Response:
         """Set the session cookie when it is new, and remember a language picked with `?lang=`."""
         portal = self.portal
+        # Secure when configured so, or whenever the page came over HTTPS (uvicorn takes the scheme
+        # from X-Forwarded-Proto of a trusted proxy): a cookie sent once over plain HTTP can be stolen
+        secure = portal.cookie_secure or self.request.url.scheme == "https"
         if self.new:
             response.set_cookie(
                 portal.cookie_name,
@@ -121,10 +139,10 @@ class Visit:
                 max_age=portal.codec.max_age_s,
                 httponly=True,
                 samesite="lax",
-                secure=portal.cookie_secure,
+                secure=secure,
             )
         if self.lang_query in LANGS:
-            response.set_cookie(LANG_COOKIE, self.lang, max_age=LANG_MAX_AGE_S, samesite="lax")
+            response.set_cookie(LANG_COOKIE, self.lang, max_age=LANG_MAX_AGE_S, samesite="lax", secure=secure)
         response.headers["Cache-Control"] = "no-store"  # pages carry the learner's token and answers
         return response
 
@@ -162,13 +180,26 @@ def form_error(visit: Visit, error: ApiError) -> HTMLResponse:
     return error_page(visit, error)
 
 
+# codes with a message of their own on the learner's page; other framework-level refusals (a
+# malformed body, a wrong method, a failed validation) get the generic one, never the API's wording
+PAGE_MESSAGES = {
+    "csrf_failed": "error_csrf",
+    "rate_limited": "error_rate_limited",
+    "body_too_large": "error_too_large",
+    "body_timeout": "error_slow",
+}
+GENERIC_CODES = frozenset(
+    {"invalid_json", "invalid_encoding", "unsupported_media_type", "method_not_allowed", "validation_error"}
+)
+
+
 def error_page(visit: Visit, error: ApiError) -> HTMLResponse:
     t = visit.t
-    if error.code == "csrf_failed":
-        message = t.error_csrf
+    if error.code in PAGE_MESSAGES:
+        message = getattr(t, PAGE_MESSAGES[error.code])
     elif error.status == 404:
         message = t.error_not_found
-    elif error.status >= 500:
+    elif error.status >= 500 or error.code in GENERIC_CODES or error.status in (400, 405, 415):
         message = t.error_generic
     else:
         message = error.message
@@ -177,6 +208,51 @@ def error_page(visit: Visit, error: ApiError) -> HTMLResponse:
     )
     response.headers.update(error.headers)
     return response
+
+
+def is_page_request(scope: Scope) -> bool:
+    """A request a browser shows as a page: a GET of a page, or a form post (a JSON body sent to a
+    form path is an API-style request and keeps the error model)."""
+    if PAGE_PATH.fullmatch(scope["path"]) is None:
+        return False
+    if scope["method"] in ("GET", "HEAD"):
+        return True
+    if scope.get("state", {}).get("portal_form"):
+        return True
+    content_type = next((v for k, v in scope["headers"] if k == b"content-type"), b"")
+    return content_type.split(b";", 1)[0].strip().lower() == FORM_TYPE
+
+
+def is_portal_path(scope: Scope) -> bool:
+    """The portal's routes: its pages, form posts and JSON API (not its static files)."""
+    path = scope["path"]
+    return path.startswith(API_PREFIX) or PAGE_PATH.fullmatch(path) is not None
+
+
+def portal_of(scope: Scope) -> Portal | None:
+    app = scope.get("app")
+    return getattr(getattr(app, "state", None), "portal", None)
+
+
+def session_key(scope: Scope) -> str | None:
+    """The learner of a request with a valid session cookie (for the per-session rate limit)."""
+    portal = portal_of(scope)
+    if portal is None:
+        return None
+    session = portal.codec.loads(Request(scope).cookies.get(portal.cookie_name))
+    return None if session is None else session.learner
+
+
+def page_for_error(scope: Scope, error: ApiError) -> Response | None:
+    """The app's `error_page` hook: for a page or form post, the learner's error page, in the
+    page's language, for any refusal (a guard's, a failed validation, an unknown id); None for
+    everything else, which gets the error model."""
+    portal = portal_of(scope)
+    if portal is None or not is_page_request(scope):
+        return None
+    if error.code == "validation_error":  # a page's only validated parameters are ids in its path
+        error = ApiError(404, "not_found", error.message)
+    return error_page(Visit(Request(scope), portal), error)
 
 
 async def form_fields(request: Request, visit: Visit) -> dict[str, Any]:
@@ -372,7 +448,9 @@ async def quiz_form(request: Request, portal: PortalDep, service: ServiceDep) ->
 
 
 @router.get("/quiz/answers/{submission_id}", response_class=HTMLResponse, include_in_schema=False)
-async def quiz_feedback_page(request: Request, portal: PortalDep, service: ServiceDep, submission_id: int) -> Response:
+async def quiz_feedback_page(
+    request: Request, portal: PortalDep, service: ServiceDep, submission_id: SubmissionId
+) -> Response:
     visit = Visit(request, portal)
     sub = await portal.db(portal.store.submission, submission_id)
     if sub is None or sub.learner != visit.session.learner:
@@ -405,7 +483,7 @@ async def exam_start_form(request: Request, portal: PortalDep) -> Response:
 
 
 @router.get("/exam/{exam_id}", response_class=HTMLResponse, include_in_schema=False)
-async def exam_state_page(request: Request, portal: PortalDep, exam_id: int, saved: int = 0) -> Response:
+async def exam_state_page(request: Request, portal: PortalDep, exam_id: ExamId, saved: int = 0) -> Response:
     visit = Visit(request, portal)
     try:
         state = await exam_state(portal, visit.session.learner, exam_id, visit.t)
@@ -416,7 +494,7 @@ async def exam_state_page(request: Request, portal: PortalDep, exam_id: int, sav
 
 
 @router.post("/exam/{exam_id}/answer", include_in_schema=False)
-async def exam_answer_form(request: Request, portal: PortalDep, service: ServiceDep, exam_id: int) -> Response:
+async def exam_answer_form(request: Request, portal: PortalDep, service: ServiceDep, exam_id: ExamId) -> Response:
     visit = Visit(request, portal)
     learner = visit.session.learner
     try:
@@ -494,7 +572,7 @@ async def api_start_exam(session: CsrfSession, request: Request, portal: PortalD
 
 
 @router.get("/portal/api/exams/{exam_id}")
-async def api_exam(exam_id: int, request: Request, portal: PortalDep) -> dict:
+async def api_exam(exam_id: ExamId, request: Request, portal: PortalDep) -> dict:
     """Where an exam stands: the next question, or the score and the review of mistakes."""
     visit = Visit(request, portal)
     return await exam_state(portal, visit.session.learner, exam_id, visit.t)
@@ -502,7 +580,7 @@ async def api_exam(exam_id: int, request: Request, portal: PortalDep) -> dict:
 
 @router.post("/portal/api/exams/{exam_id}/answers")
 async def api_exam_answer(
-    exam_id: int, body: AnswerBody, session: CsrfSession, request: Request, portal: PortalDep, service: ServiceDep
+    exam_id: ExamId, body: AnswerBody, session: CsrfSession, request: Request, portal: PortalDep, service: ServiceDep
 ) -> dict:
     """Answer one of the exam's questions (each once: 409 `already_answered`); returns the exam's state."""
     exam = await owned_exam(portal, session.learner, exam_id)
