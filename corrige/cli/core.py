@@ -107,6 +107,15 @@ def correct(
 
 @app.command("eval")
 def eval_cmd(
+    file: Annotated[
+        Path | None,
+        typer.Argument(
+            help="A parallel file to score with ERRANT: a TSV (source, reference or corrected; half) or an M2 file. "
+            "Without it: the synthetic split and the hand-written sentences, with the tutor's own edit metric.",
+            exists=True,
+            dir_okay=False,
+        ),
+    ] = None,
     model: Annotated[Path | None, typer.Option(help="Model directory (default: the bundled tutor).")] = None,
     split: Annotated[str, typer.Option(help="Synthetic split: test or dev.")] = "test",
     n: Annotated[int, typer.Option(help="Synthetic sentences to evaluate.")] = 2000,
@@ -115,14 +124,57 @@ def eval_cmd(
     latency: Annotated[bool, typer.Option(help="Also time single corrections at batch 1.")] = True,
     card: Annotated[bool, typer.Option(help="Write MODEL_CARD.md and eval.json into the model directory.")] = False,
     min_token_prob: Annotated[float | None, typer.Option(help="Override the abstention threshold.")] = None,
+    half: Annotated[str, typer.Option(help="With FILE: rows of its half column: tune, test or all.")] = "all",
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write every figure as JSON.")] = None,
+    predictions: Annotated[
+        Path | None, typer.Option(help="With FILE: write source/prediction/reference/abstained/refused TSV rows.")
+    ] = None,
+    score_only: Annotated[
+        Path | None,
+        typer.Option(
+            help="Score a predictions TSV (source, prediction, reference) with ERRANT; no model runs.",
+            exists=True,
+            dir_okay=False,
+        ),
+    ] = None,
 ) -> None:
-    """Exact match, edit precision/recall/F0.5, false alarms, abstentions, per category."""
+    """Exact match, edit precision/recall/F0.5, false alarms, abstentions, per category.
+
+    With FILE (or --score-only): ERRANT span-based correction P/R/F0.5, per ERRANT error type.
+    """
     _numpy_runtime_threads()
+    if file is not None or score_only is not None:
+        from corrige.cli import errant_eval
+
+        if half not in ("tune", "test", "all"):
+            raise typer.BadParameter(f"--half must be tune, test or all, not {half!r}")
+        try:
+            errant_eval.run(
+                console,
+                file,
+                model=model,
+                half=half,
+                json_path=json_path,
+                predictions_path=predictions,
+                score_only=score_only,
+                sweep=sweep,
+                min_token_prob=min_token_prob,
+            )
+        except ValueError as exc:
+            console.print(f"[red]error[/] {exc}", soft_wrap=True)
+            raise typer.Exit(2) from exc
+        except (ImportError, OSError) as exc:  # errant, spaCy or its English pipeline missing
+            console.print(
+                f"[red]error[/] ERRANT scoring needs the eval extra: pip install -e '.[eval]' ({exc})", soft_wrap=True
+            )
+            raise typer.Exit(2) from exc
+        return
     from dataclasses import asdict, replace
 
     from rich.progress import Progress
     from rich.table import Table
 
+    from corrige.cli.errant_eval import print_table
     from corrige.tutor import assess
     from corrige.tutor.agent import BUNDLED_MODEL, Tutor
 
@@ -169,15 +221,17 @@ def eval_cmd(
                     f"{m.false_alarm_rate:.3f}",
                     f"{m.abstain_rate:.3f}",
                 )
-            console.print(table)
-    console.print(summary)
+            print_table(console, table)
+    print_table(console, summary)
     if "per_category" in results:
         cats = Table("category", "sentences", "exact", "recall", "precision", title="per category (synthetic)")
         for cat, c in sorted(results["per_category"].items()):
+            if not c["sentences"]:
+                continue
             cats.add_row(
                 cat, str(c["sentences"]), f"{c['exact_match']:.3f}", f"{c['recall']:.3f}", f"{c['precision']:.3f}"
             )
-        console.print(cats)
+        print_table(console, cats)
     if latency:
         sentences = [i.source for i in sets[f"synthetic {split}"][:100]]
         results["latency"] = assess.correction_latency_ms(tutor, sentences)
@@ -225,6 +279,11 @@ def eval_cmd(
         results["targets"] = targets
         path = write_card(Path(model) if model else BUNDLED_MODEL, results)
         console.print(f"[green]wrote[/] {path}")
+    if json_path is not None:
+        import json
+
+        json_path.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        console.print(f"[green]wrote[/] {json_path}")
 
 
 @app.command()

@@ -1,0 +1,169 @@
+"""`corrige eval FILE`: the tutor on any parallel file, scored with ERRANT (printing only; the
+scoring lives in `corrige.tutor.errant_scoring`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.measure import Measurement
+from rich.table import Table
+
+if TYPE_CHECKING:
+    from corrige.tutor.errant_scoring import ErrantScores
+
+
+def print_table(console: Console, table: Table) -> None:
+    """Print a table at its natural width when the console is narrower: names are never cut."""
+    natural = Measurement.get(console, console.options.update_width(10_000), table).maximum
+    if natural > console.width:
+        table.width = natural
+    console.print(table, crop=False)
+
+
+def _f(x: float) -> str:
+    return f"{x:.3f}"
+
+
+def summary_table(title: str, s: ErrantScores) -> Table:
+    table = Table("figure", "value", title=title)
+    rows = [
+        ("rows", str(s.rows)),
+        ("TP / FP / FN", f"{s.tp} / {s.fp} / {s.fn}"),
+        ("precision", _f(s.precision)),
+        ("recall", _f(s.recall)),
+        ("F0.5", _f(s.f05)),
+        ("sentences changed", f"{s.changed} ({s.changed_rate:.1%})"),
+        ("false alarms", f"{s.false_alarms} of {s.correct_sources} correct sources ({s.false_alarm_rate:.1%})"),
+        ("abstentions", f"{s.abstentions} ({s.abstention_rate:.1%})"),
+        ("refusals", f"{s.refusals} ({s.refusal_rate:.1%})"),
+    ]
+    for name, value in rows:
+        table.add_row(name, value)
+    return table
+
+
+def types_table(s: ErrantScores) -> Table:
+    table = Table("ERRANT type", "TP", "FP", "FN", "P", "R", "F0.5", title="per error type (span-based correction)")
+    for t in s.per_type.values():
+        if t.tp or t.fp or t.fn:
+            table.add_row(t.type, str(t.tp), str(t.fp), str(t.fn), _f(t.precision), _f(t.recall), _f(t.f05))
+    return table
+
+
+def sweep_table(results: dict[float, ErrantScores], current: float) -> Table:
+    table = Table(
+        "min token prob",
+        "TP",
+        "FP",
+        "FN",
+        "P",
+        "R",
+        "F0.5",
+        "false alarms",
+        "abstain",
+        title="threshold sweep (ERRANT)",
+    )
+    for t, s in results.items():
+        mark = " *" if abs(t - current) < 1e-9 else ""
+        table.add_row(
+            f"{t:.2f}{mark}",
+            str(s.tp),
+            str(s.fp),
+            str(s.fn),
+            _f(s.precision),
+            _f(s.recall),
+            _f(s.f05),
+            _f(s.false_alarm_rate),
+            _f(s.abstention_rate),
+        )
+    return table
+
+
+def _progress(console: Console, label: str) -> Any:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn(f"[bold]{label}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
+
+
+def _summary(s: ErrantScores) -> dict[str, Any]:
+    d = s.to_dict()
+    d.pop("per_type")
+    return d
+
+
+def run(
+    console: Console,
+    file: Path | None,
+    *,
+    model: Path | None,
+    half: str,
+    json_path: Path | None,
+    predictions_path: Path | None,
+    score_only: Path | None,
+    sweep: bool,
+    min_token_prob: float | None,
+) -> dict[str, Any]:
+    """Read, correct (unless `score_only`), score, print; returns the figures written to JSON."""
+    from dataclasses import replace
+
+    from corrige.tutor import errant_scoring as es
+
+    results: dict[str, Any] = {"metric": "ERRANT span-based correction, one reference, F0.5"}
+    if score_only is not None:
+        rows, outputs = es.read_predictions(score_only)
+        results |= {"file": str(score_only), "format": "predictions"}
+        tutor = None
+    elif file is None:
+        raise ValueError("a FILE or --score-only is needed")
+    else:
+        from corrige.tutor.agent import BUNDLED_MODEL, Tutor
+
+        rows = es.read_parallel(file, half)
+        tutor = Tutor.load(model)
+        if min_token_prob is not None:
+            tutor.config = replace(tutor.config, min_token_prob=min_token_prob)
+        results |= {
+            "file": str(file),
+            "format": "m2" if es.is_m2(file) else "tsv",
+            "half": half,
+            "model": str(model or BUNDLED_MODEL),
+            "min_token_prob": tutor.config.min_token_prob,
+        }
+
+        with _progress(console, "correct") as progress:
+            task = progress.add_task("correct", total=len(rows))
+            outputs = es.predict(tutor, [r.source for r in rows], lambda k: progress.advance(task, k))
+    with console.status("loading spaCy and ERRANT"):
+        scorer = es.ErrantScorer()
+    with console.status("scoring with ERRANT"):
+        scores = scorer.score(rows, outputs)
+    results["scores"] = scores.to_dict()
+    print_table(console, summary_table(f"ERRANT: {results['file']}", scores))
+    print_table(console, types_table(scores))
+    if sweep and tutor is None:
+        console.print("[yellow]--sweep needs generations: it is skipped with --score-only[/]")
+    if sweep and tutor is not None:
+        thresholds = sorted({*es.SWEEP_THRESHOLDS, tutor.config.min_token_prob})
+        with _progress(console, "sweep") as progress:
+            task = progress.add_task("sweep", total=len(rows))
+            swept = es.sweep(tutor, rows, scorer, thresholds, lambda k: progress.advance(task, k))
+        results["sweep"] = [{"min_token_prob": t, **_summary(s)} for t, s in swept.items()]
+        print_table(console, sweep_table(swept, tutor.config.min_token_prob))
+    if predictions_path is not None:
+        es.write_predictions(predictions_path, rows, outputs)
+        console.print(f"[green]wrote[/] {predictions_path}")
+    if json_path is not None:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        console.print(f"[green]wrote[/] {json_path}")
+    return results
