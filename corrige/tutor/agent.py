@@ -39,7 +39,8 @@ ABSTAIN_GLOSS = "no estoy seguro: revisa la frase con tu profesor"
 
 @dataclass(frozen=True)
 class TutorConfig:
-    max_new_tokens: int = 48  # corrected sentence + " / " + gloss + eos
+    max_new_tokens: int = 48  # corrected sentence + " / " + gloss + eos, for a short sentence
+    gloss_tokens: int = 40  # room past a copy of the sentence: separator, a gloss of ~3 items, eos
     min_token_prob: float = 0.6  # below this on any token of the corrected sentence: abstain (tuned on dev)
     max_rewrite_share: float = 0.5  # share of source words an answer may change before we distrust it
     batch_size: int = 32
@@ -130,7 +131,8 @@ class Tutor:
         return min(self.config.max_new_tokens, self.n_ctx // 2)
 
     def max_new_tokens_for(self, prompt_len: int) -> int:
-        return min(self.config.max_new_tokens, self.n_ctx - prompt_len)
+        """The answer copies the sentence (about `prompt_len` tokens) and adds a gloss; the window caps it."""
+        return min(max(self.config.max_new_tokens, prompt_len + self.config.gloss_tokens), self.n_ctx - prompt_len)
 
     def interpret(
         self, sentence: str, token_ids: Sequence[int], logprobs: Sequence[float], prompt_tokens: int = 0
@@ -186,7 +188,7 @@ class Tutor:
             chunk = sentences[start : start + bs]
             prompts = [self.build_prompt(s) for s in chunk]
             cache = KVCache.allocate(self.weights.cfg, len(chunk))
-            eos, limit = self.tokenizer.special.eos, self.config.max_new_tokens
+            eos, limit = self.tokenizer.special.eos, max(self.max_new_tokens_for(len(p)) for p in prompts)
             # each row also stops at the window's end (then it has no eos and abstains); one
             # sentence alone decodes with prompt lookup, which gives the same tokens in fewer passes
             if len(chunk) == 1:

@@ -65,7 +65,7 @@ def generate_all(
                 tutor.weights,
                 KVCache.allocate(tutor.weights.cfg, len(runnable)),
                 runnable,
-                tutor.config.max_new_tokens,
+                max((tutor.max_new_tokens_for(len(p)) for p in runnable), default=0),
                 eos_id=eos,
             )
             if runnable
