@@ -1,7 +1,8 @@
 """The `corrige` command line. Heavy imports happen inside commands so `--help` is instant.
 
 The commands live in one module per area; each adds itself to `app` or a sub-app here:
-`core` (version, train, correct, eval, serve), `bench` (benchmarks), `rules` (knowledge base).
+`core` (version, train, correct, eval, serve), `bench` (benchmarks), `rules` (knowledge base),
+`corpus` (training sentences).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ bench_app = typer.Typer(help="Benchmarks: medians and ratios, measured side by s
 app.add_typer(bench_app, name="bench")
 rules_app = typer.Typer(help="Grammar rule cards: search the knowledge base.", no_args_is_help=True)
 app.add_typer(rules_app, name="rules")
+corpus_app = typer.Typer(help="Training corpus: clean English sentences from licensed sources.", no_args_is_help=True)
+app.add_typer(corpus_app, name="corpus")
 
 console = Console()
 
@@ -40,4 +43,4 @@ def _numpy_runtime_threads() -> None:
     limit_blas_threads(int(os.environ.get("CORRIGE_BLAS_THREADS", "1")))
 
 
-from corrige.cli import bench, core, lab, obs, portal, rules, tool  # noqa: E402,F401  (each module registers its commands)
+from corrige.cli import bench, core, corpus, lab, obs, portal, rules, tool  # noqa: E402,F401  (each module registers its commands)
