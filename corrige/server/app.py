@@ -4,10 +4,11 @@ exception handlers and the lifespan; nothing is built at import time.
     uvicorn --factory corrige.server.app:app_from_env     # settings from CORRIGE_* variables
     corrige serve                                        # the same, plus options and SIGTERM draining
 
-Middleware, outermost first: request id (and the last-resort 500) → drain admission and
-in-flight count → rate limits (per client, per learner session, tools) → portal form posts as
-JSON → body guard → FastAPI (validation → handler). Refusals of the learner portal's pages and
-form posts are pages in the learner's language (`app.state.error_page`), the rest the error model.
+Middleware, outermost first: security headers → request id (and the last-resort 500) → drain
+admission and in-flight count → the operator token (when set) → rate limits (per client, per
+learner session, tools) → portal form posts as JSON → body guard → FastAPI (validation →
+handler). Refusals of the learner portal's pages and form posts are pages in the learner's
+language (`app.state.error_page`), the rest the error model.
 """
 
 from __future__ import annotations
@@ -31,14 +32,17 @@ from corrige.server.guards import (
     client_key,
     prefix_matcher,
 )
+from corrige.server.headers import SecurityHeadersMiddleware
 from corrige.server.lifecycle import lifespan
-from corrige.server.routes import dashboard, grammar, health, metrics, openai, portal, tools
+from corrige.server.operator import OperatorAuthMiddleware
+from corrige.server.routes import dashboard, docs, grammar, health, metrics, openai, portal, tools
 from corrige.server.settings import Settings
 
 API_PREFIXES = ("/v1/", "/correct")
 TOOL_PREFIX = "/v1/tools/"
 NOT_RATE_LIMITED = ("/v1/engine/stats", "/v1/models")
 ALWAYS_OPEN = ("/healthz", "/readyz", "/v1/engine/stats", "/metrics")  # answered while draining
+OPERATOR_PATHS = ("/metrics", "/dashboard", "/v1/engine/stats", "/v1/obs/summary")  # behind admin_token when set
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -47,6 +51,8 @@ def create_app(settings: Settings) -> FastAPI:
         version=__version__,
         description="A grammar tutor for Spanish speakers learning English, served by a tiny GPT on a CPU.",
         lifespan=lifespan,
+        docs_url=None,  # routes/docs.py serves /docs without FastAPI's inline script
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.drain = DrainState()
@@ -60,6 +66,8 @@ def create_app(settings: Settings) -> FastAPI:
     app.mount(dashboard.STATIC_URL, StaticFiles(directory=dashboard.STATIC_DIR), name="dashboard-static")
     app.include_router(metrics.router)
     app.include_router(tools.router)
+    app.include_router(docs.router)
+    app.mount(docs.STATIC_URL, docs.static_files(), name="docs-static")
     app.include_router(portal.router)
     app.mount(portal.STATIC_PATH, portal.static_files(), name="portal-static")
     install_error_handlers(app)
@@ -74,10 +82,15 @@ def create_app(settings: Settings) -> FastAPI:
     app.add_middleware(FormPostMiddleware, paths=portal.FORM_PATHS, **body_limits)
     if limits := rate_limits(settings):
         app.add_middleware(RateLimitMiddleware, limits=limits)
+    if settings.admin_token is not None:
+        token = settings.admin_token.get_secret_value()
+        secure = settings.session_cookie_secure
+        app.add_middleware(OperatorAuthMiddleware, token=token, paths=OPERATOR_PATHS, secure_cookie=secure)
     app.add_middleware(
         DrainMiddleware, state=app.state.drain, retry_after_s=settings.retry_after_s, always_open=ALWAYS_OPEN
     )
     app.add_middleware(RequestContextMiddleware)
+    app.add_middleware(SecurityHeadersMiddleware)  # outermost: the last-resort 500 gets them too
     return app
 
 

@@ -75,6 +75,9 @@ def serve(settings: Settings) -> None:
         access_log=settings.access_log,
         lifespan="on",
         timeout_graceful_shutdown=5,  # after draining: connections still open get this long
+        # an idle keep-alive connection is closed after this; uvicorn has no timeout for a body still
+        # arriving, so the body guard bounds that (body_timeout_s: 408), and none for slow headers
+        timeout_keep_alive=settings.timeout_keep_alive_s,
         log_config=None,  # keep the process's logging set-up
     )
     server = DrainingServer(config, app.state, settings.drain_grace_s)

@@ -12,6 +12,7 @@ from corrige.obs.budget import budget_report, load_budget
 from corrige.obs.report import TraceTable, percentile_report
 from corrige.obs.store import TraceStore
 from corrige.server.app import create_app
+from corrige.server.routes.dashboard import MAX_LAST
 from corrige.server.settings import Settings
 
 
@@ -55,7 +56,7 @@ def test_summary_has_the_cli_numbers_the_orphans_and_the_engine_history(fixture_
     assert data["report"] == report
     assert data["report"]["traces"] + data["report"]["incomplete"] == 200  # the two orphans are traces too
     assert data["orphans"]["count"] == 2 and len(data["orphans"]["examples"]) == 2
-    assert data["store"] == str(store_path)
+    assert data["store"] is True and str(store_path) not in response.text  # no file paths in answers
     assert data["profiles"] == ["seed", "tutor"]
     steps = data["steps"]
     assert len(steps["t"]) == len(steps["batch_mean"]) == len(steps["waiting_max"]) == 240  # 60 s of 250 ms
@@ -71,20 +72,23 @@ def test_profile_choice_and_errors(fixture_model, store_path, tmp_path):
         unknown = client.get("/v1/obs/summary", params={"profile": "turbo"})
         assert unknown.status_code == 422 and unknown.json()["error"]["code"] == "unknown_profile"
         assert client.get("/v1/obs/summary", params={"last": 0}).status_code == 422
+        too_many = client.get("/v1/obs/summary", params={"last": MAX_LAST + 1})
+        assert too_many.status_code == 422 and too_many.json()["error"]["code"] == "validation_error"
+        assert client.get("/v1/obs/summary", params={"last": MAX_LAST}).status_code == 200
 
     bad = tmp_path / "bad.toml"
     bad.write_text("[profiles.x]\n")
     with TestClient(create_app(settings_for(fixture_model, store_path, budget_file=bad))) as client:
         response = client.get("/v1/obs/summary")
         assert response.status_code == 500 and response.json()["error"]["code"] == "bad_budget"
-        assert str(bad) in response.json()["error"]["message"]
+        assert str(bad) not in response.text  # the path is in the log, not the answer
 
 
 def test_no_store_yet_gives_an_empty_summary(fixture_model, tmp_path):
     missing = tmp_path / "none" / "traces.sqlite"
     with TestClient(create_app(settings_for(fixture_model, missing, tracing=False))) as client:
         data = client.get("/v1/obs/summary").json()
-    assert data["store"] is None and data["report"]["traces"] == 0 and data["orphans"]["count"] == 0
+    assert data["store"] is False and data["report"]["traces"] == 0 and data["orphans"]["count"] == 0
     assert data["budget"]["stages"][0]["n"] == 0 and data["budget"]["stages"][0]["burn"] is None
     assert not missing.exists()  # the dashboard never creates a store
 

@@ -107,7 +107,8 @@ def test_dashboard_shows_the_api_numbers_live(server):
             page.on("pageerror", lambda exc: errors.append(str(exc)))
             page.on("request", lambda request: requested.append(request.url))
             page.goto(f"{server.url}/dashboard")
-            page.wait_for_function("Number(document.body.dataset.updates) >= 2", timeout=20_000)  # it polls
+            # it polls; selectors, not page.wait_for_function: the page's CSP forbids evaluating strings
+            page.wait_for_selector("body:not([data-updates='0']):not([data-updates='1'])", timeout=20_000)
             api = summary(server.url, profile="tutor")
             report, budget = api["report"], api["budget"]
 
@@ -172,7 +173,7 @@ def test_dashboard_shows_the_api_numbers_live(server):
 
             # another profile: the page follows
             page.select_option("#profile", "seed")
-            page.wait_for_function("document.querySelector('[data-testid=budget-profile]').textContent === 'seed'")
+            page.wait_for_selector("[data-testid=budget-profile]:text-is('seed')")
             total = page.locator("#budget-table tbody tr.total td").nth(2)
             assert total.inner_text() == "5,000"
             assert "profile=seed" in page.url

@@ -244,3 +244,43 @@ def test_the_checker_finds_each_kind_of_violation(page):
     assert rules == {"lang", "title", "name", "alt", "contrast", "idref"}, violations
     contrast = [v["element"] for v in violations if v["rule"] == "contrast"]
     assert len(contrast) == 3 and not any("Fine text" in c for c in contrast), contrast
+
+
+RECORD_CSP_VIOLATIONS = """
+window.cspViolations = [];
+document.addEventListener("securitypolicyviolation", (e) => {
+  window.cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`);
+});
+"""
+
+
+def csp_violations(page: Page, at_least: int = 0) -> list[str]:
+    """The page's CSP violations so far; waits (polling, bounded) until there are `at_least`."""
+    for _ in range(200):
+        found = page.evaluate("window.cspViolations")
+        if len(found) >= at_least:
+            return found
+        page.wait_for_timeout(50)
+    return page.evaluate("window.cspViolations")
+
+
+def test_the_pages_and_their_scripts_run_under_their_csp_without_a_violation(page):
+    page.add_init_script(RECORD_CSP_VIOLATIONS)  # injected by the browser, not by the page: CSP allows it
+    for path in ("/", "/quiz", "/exam", "/progress", "/dashboard"):
+        response = page.goto(path)
+        assert "script-src 'self';" in response.headers["content-security-policy"], path
+        assert csp_violations(page) == [], path
+    page.goto("/")
+    page.get_by_label("Tu frase en inglés").fill("She like cats.")
+    with page.expect_response("**/portal/api/correct") as answer:
+        page.keyboard.press("Enter")
+    assert answer.value.status == 200
+    expect(page.locator("#result").get_by_test_id("diff")).to_be_visible()  # the script answered in place
+    assert csp_violations(page) == []
+    # the check can fail: an inline script is refused and reported
+    page.evaluate(
+        "() => { const s = document.createElement('script');"
+        " s.textContent = 'window.ran = 1'; document.body.append(s); }"
+    )
+    assert csp_violations(page, at_least=1) == ["script-src-elem inline"]
+    assert page.evaluate("window.ran") is None
