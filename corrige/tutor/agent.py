@@ -4,7 +4,8 @@ Precision comes first: a learner must never see a correct sentence "corrected" i
 one. So the tutor returns the sentence unchanged, flagged as abstained, when the model's
 output does not parse, rewrites an implausible share of the sentence, was unsure of any
 token of the corrected sentence, or makes a change it was never taught (drops or invents a
-content word, or writes a word it never saw: see `plausibility`).
+content word, or writes a word it never saw: see `plausibility`), or when its gloss does not
+describe the edits it made (see `consistency`).
 
 The tutor turns sentences into prompts and model outputs into corrections; generating the
 tokens is delegated (`Tutor.correct_many` runs a plain batched greedy loop; the server runs
@@ -25,6 +26,7 @@ from corrige.model.numpy_gpt import KVCache, RuntimeWeights, prepare
 from corrige.model.weights import load_model
 from corrige.tokenizer import BPETokenizer
 from corrige.tutor.codec import PromptTooLong, check_fits, encode_prompt, split_answer
+from corrige.tutor.consistency import gloss_disagreement, keep_explained
 from corrige.tutor.drafting import AnswerDrafter
 from corrige.tutor.edits import Edit, diff_edits
 from corrige.tutor.format import NO_ERRORS_GLOSS
@@ -44,6 +46,7 @@ class TutorConfig:
     min_token_prob: float = 0.6  # below this on any token of the corrected sentence: abstain (tuned on dev)
     max_rewrite_share: float = 0.5  # share of source words an answer may change before we distrust it
     batch_size: int = 32
+    repair_gloss: bool = False  # keep only the edits the gloss explains, instead of abstaining
 
 
 @dataclass(frozen=True)
@@ -163,11 +166,20 @@ class Tutor:
             gloss = NO_ERRORS_GLOSS
         original = _drop_added_stop(source, added_stop)
         corrected = _drop_added_stop(corrected, added_stop)
+        edits = diff_edits(original, corrected, gloss)
+        disagreement = gloss_disagreement(original, corrected, gloss, edits)
+        if disagreement and self.config.repair_gloss:
+            kept = keep_explained(original, edits, gloss)
+            if kept is not None:
+                corrected, gloss, edits = kept
+                disagreement = None
+        if disagreement:  # never explain an edit that was not made, nor make one left unexplained
+            return self._abstain(source, added_stop, disagreement, prompt_tokens, n_out, min_prob)
         return Correction(
             sentence=original,
             corrected=corrected,
             gloss=gloss,
-            edits=diff_edits(original, corrected, gloss),
+            edits=edits,
             prompt_tokens=prompt_tokens,
             completion_tokens=n_out,
             min_token_prob=min_prob,

@@ -1,0 +1,69 @@
+"""Does the gloss describe the edits the answer really makes?
+
+The model writes the corrected sentence and its Spanish gloss in one go, and the two can
+disagree: "sin errores" over a changed sentence, an item naming a replacement the sentence
+does not contain ("is → has heed"), or an item cut off mid-word ("→ the football very mu").
+A learner must never read an explanation of an edit that was not made, so the tutor abstains
+when this check finds a disagreement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from corrige.tutor.categories import LABELS, OTHER, id_of
+from corrige.tutor.edits import Edit, apply_edits, tokenize
+from corrige.tutor.format import NO_ERRORS_GLOSS, GlossItem, render_gloss, split_gloss
+
+
+def gloss_disagreement(source: str, corrected: str, gloss: str, edits: Sequence[Edit]) -> str | None:
+    """Why the gloss does not describe `source` → `corrected`, or None when it does.
+
+    A changed sentence needs a gloss whose every item has a known label, names words that
+    occur in the source (its original) and in the correction (its replacement), and whose
+    items explain every edit (no edit left in the `other` category).
+    """
+    if not edits:
+        return None
+    if gloss.strip() == NO_ERRORS_GLOSS:
+        return "gloss_says_no_errors"
+    items = split_gloss(gloss)
+    if not items:
+        return "gloss_unparsable"
+    source_words, corrected_words = _words(source), _words(corrected)
+    for item in items:
+        if id_of(item.label) == OTHER:
+            return "gloss_unknown_label"
+        if item.original == item.replacement:
+            return "gloss_names_no_change"
+        if not _contains(source_words, _words(item.original)) or not _contains(
+            corrected_words, _words(item.replacement)
+        ):
+            return "gloss_names_missing_edit"
+    if any(e.category == OTHER for e in edits):
+        return "edit_unexplained"
+    return None
+
+
+def _words(text: str) -> list[str]:
+    return [t.text for t in tokenize(text)]
+
+
+def _contains(words: Sequence[str], part: Sequence[str]) -> bool:
+    """Is `part` a contiguous run of `words` (whole tokens, so a word cut short never matches)?"""
+    n = len(part)
+    return n > 0 and any(list(words[i : i + n]) == list(part) for i in range(len(words) - n + 1))
+
+
+def keep_explained(source: str, edits: Sequence[Edit], gloss: str) -> tuple[str, str, list[Edit]] | None:
+    """The correction cut down to the edits its gloss explains, with a gloss rebuilt from them.
+
+    Each kept edit keeps the label the model gave it (found where the gloss item's original
+    words occur in the source) and is described by its own words, so a garbled or cut-off
+    item text never reaches the learner. None when no edit is explained.
+    """
+    kept = [e for e in edits if e.category != OTHER]
+    if not kept:
+        return None
+    items = [GlossItem(LABELS[e.category], e.original, e.replacement) for e in kept]
+    return apply_edits(source, kept), render_gloss(items), kept
