@@ -15,6 +15,7 @@ the same prompts through the batching engine and calls `interpret`).
 from __future__ import annotations
 
 import difflib
+import json
 import math
 import re
 from collections.abc import Sequence
@@ -107,8 +108,12 @@ class Tutor:
 
     @classmethod
     def load(cls, model_dir: str | Path | None = None, config: TutorConfig | None = None) -> Tutor:
+        """A model directory's tutor; its `tutor.json` (the abstention threshold tuned for that model
+        on the dev set) is the default config, which `config` replaces."""
         directory = Path(model_dir) if model_dir else BUNDLED_MODEL
         cfg, params = load_model(directory)
+        if config is None:
+            config = tuned_config(directory)
         return cls(prepare(params, cfg), BPETokenizer.load(directory), config, load_known_words(directory))
 
     @property
@@ -213,6 +218,22 @@ class Tutor:
                 self.interpret(s, g.tokens, g.logprobs, len(p)) for s, g, p in zip(chunk, gens, prompts, strict=True)
             ]
         return results
+
+
+TUNED_CONFIG_FILE = "tutor.json"
+
+
+def tuned_config(model_dir: Path) -> TutorConfig:
+    """`TutorConfig` with the fields a model directory's `tutor.json` sets (none: the defaults)."""
+    path = model_dir / TUNED_CONFIG_FILE
+    if not path.is_file():
+        return TutorConfig()
+    fields = json.loads(path.read_text(encoding="utf-8"))
+    known = set(TutorConfig.__dataclass_fields__)
+    unknown = sorted(set(fields) - known)
+    if unknown:
+        raise ValueError(f"{path}: unknown settings {unknown}; known: {sorted(known)}")
+    return TutorConfig(**fields)
 
 
 def engine_parts(model_dir: str | Path | None = None) -> tuple[RuntimeWeights, AnswerDrafter]:

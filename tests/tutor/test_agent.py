@@ -101,3 +101,18 @@ def test_the_bundled_model_corrects_the_seed_example():
     assert c.corrected == "Yesterday I went to the store."
     assert "went" in c.gloss
     assert not t.correct("My sister is a nurse.").changed
+
+
+def test_a_model_directory_carries_its_tuned_threshold(tmp_path):
+    import json
+    import shutil
+
+    model = tmp_path / "model"
+    shutil.copytree(BUNDLED_MODEL, model)
+    assert Tutor.load(model).config == TutorConfig()  # no tutor.json: the defaults
+    (model / "tutor.json").write_text(json.dumps({"min_token_prob": 0.85}))
+    assert Tutor.load(model).config.min_token_prob == 0.85
+    assert Tutor.load(model, TutorConfig(min_token_prob=0.1)).config.min_token_prob == 0.1  # an explicit config wins
+    (model / "tutor.json").write_text(json.dumps({"min_token_prob": 0.85, "temperature": 1}))
+    with pytest.raises(ValueError, match="temperature"):
+        Tutor.load(model)
