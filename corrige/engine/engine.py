@@ -107,6 +107,11 @@ class Engine(FrontEnd):
         """Whether the engine takes requests: its loop thread is alive and it is not closing."""
         return self._thread.is_alive() and not self._closing
 
+    @property
+    def failed(self) -> bool:
+        """Its loop thread died of a bug: nothing will serve the requests sent here."""
+        return not self._thread.is_alive() and not self._closing
+
     def snapshot(self) -> EngineSnapshot:
         """State as of the loop's latest iteration; `waiting` also counts the requests submitted since
         that will find no free slot at the next step. Cheap, from any thread."""

@@ -33,6 +33,12 @@ class EngineClosed(EngineError):
     code = "engine_closed"
 
 
+class EngineRestarting(EngineError):
+    """The engine process died while the request was in flight; a new one is starting. Retry."""
+
+    code = "engine_restarting"
+
+
 class InternalError(EngineError):
     """The model failed while running this request; the engine itself keeps serving."""
 

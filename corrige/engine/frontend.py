@@ -93,6 +93,16 @@ class FrontEnd(ABC):
     @abstractmethod
     def abort(self, request_id: str) -> None: ...
 
+    @property
+    def restarting(self) -> bool:
+        """The engine died and is coming back: requests wait for it (readiness fails meanwhile)."""
+        return False
+
+    @property
+    def failed(self) -> bool:
+        """The engine died for good (not closed): it serves no more, and its server should go."""
+        return False
+
     def stream(
         self,
         prompt_token_ids: Sequence[int],

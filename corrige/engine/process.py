@@ -9,14 +9,19 @@ engine core; the parent's event loop only sends requests and receives results:
     generate / stream / abort ── ("add" | "abort" | "close") ──►  engine.add / engine.abort
     event loop (or a reader thread) ◄── [events, step stats, snapshot] ──  one send per engine step with events
 
-The child is spawned (a forked copy of a process with threads is unsafe) and builds its own
-weights and drafter by calling `build()`, a picklable function. Requests are checked and
-admitted in the parent as `Engine` does (`InvalidRequest`, `Overloaded` at once), using the
-child's latest snapshot for the queue depth: the requests sent since take the free slots it
-reported first, and only the rest count as waiting. The server hands over its event loop, which then
-reads the pipe itself (`add_reader`); without one, a reader thread hands results to the loops.
-If the child dies, every request in flight fails with `InternalError` and `running` turns
-false, so readiness checks fail.
+The child (`corrige.engine.child`) is spawned (a forked copy of a process with threads is
+unsafe) and builds its own weights and drafter by calling `build()`, a picklable function.
+Requests are checked and admitted in the parent as `Engine` does (`InvalidRequest`,
+`Overloaded` at once), using the child's latest snapshot for the queue depth: the requests sent
+since take the free slots it reported first, and only the rest count as waiting. The server
+hands over its event loop, which then reads the pipe itself (`add_reader`); without one, a
+reader thread hands results to the loops.
+
+If the child dies, the requests in flight fail with `EngineRestarting` (their state died with
+it) and a new child is started, at once or after a backoff (`RestartPolicy`); requests submitted
+meanwhile wait in the parent and go to the new child. `running` is false until it is ready, so
+readiness checks fail meanwhile. A child that dies too often is given up: what is in flight
+ends with `EngineClosed`, `failed` turns true and `on_give_up` is called.
 """
 
 from __future__ import annotations
@@ -26,8 +31,6 @@ import itertools
 import logging
 import multiprocessing
 import os
-import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -35,18 +38,20 @@ from dataclasses import replace
 from multiprocessing.connection import Connection
 from typing import Any
 
+from corrige.engine.child import Build, child_main
 from corrige.engine.config import EngineConfig
-from corrige.engine.errors import EngineClosed, EngineError, InternalError, InvalidRequest, Overloaded
+from corrige.engine.errors import EngineClosed, EngineError, EngineRestarting, InvalidRequest, Overloaded
 from corrige.engine.frontend import FrontEnd, hand_over, waiting_and_free
 from corrige.engine.request import RequestOutput, SamplingParams, TokenEvent, error_output, validate_prompt
+from corrige.engine.restarts import RestartBudget, RestartPolicy
 from corrige.engine.stats import EngineSnapshot, StepStats
 from corrige.engine.stream import RequestStream, Sink, deliver
 from corrige.model.config import GPTConfig
 
 logger = logging.getLogger(__name__)
 
-Build = Callable[[], tuple[Any, Any]]  # () -> (RuntimeWeights, LookupDrafter | None), run in the child
 _START_TIMEOUT_S = 120.0
+Child = tuple[multiprocessing.Process, Connection, EngineSnapshot, int]  # process, pipe, first snapshot, free places
 
 
 class EngineProcess(FrontEnd):
@@ -63,43 +68,35 @@ class EngineProcess(FrontEnd):
         gil_switch_s: float | None = None,
         step_delay_s: float = 0.0,
         loop: asyncio.AbstractEventLoop | None = None,
+        restarts: RestartPolicy | None = None,
+        on_give_up: Callable[[], None] | None = None,
     ) -> None:
         """With `loop`, that event loop reads the child's results itself (`add_reader` on the pipe):
         no reader thread, no hand-off between threads per result. Then `close` must not be called
-        on that loop's thread (use `asyncio.to_thread`): the loop has to read the last results."""
+        on that loop's thread (use `asyncio.to_thread`): the loop has to read the last results.
+
+        `restarts`: when to start a new child after one died (default `RestartPolicy()`);
+        `on_give_up` is called, from a thread of ours, once one died too often."""
         super().__init__()
         self.config = config or EngineConfig()
         self.model_config = model_config
-        context = multiprocessing.get_context("spawn")
-        self._conn, child_conn = context.Pipe()
-        child_args = (build, self.config, child_conn, blas_threads, gil_switch_s, step_delay_s)
-        self._process = context.Process(target=_child_main, args=child_args, name="corrige-engine", daemon=True)
-        self._process.start()
-        child_conn.close()
-        if not self._conn.poll(_START_TIMEOUT_S):
-            self._process.kill()
-            raise RuntimeError("the engine process did not start")
-        try:
-            kind, snapshot, free = self._conn.recv()
-        except EOFError:
-            raise RuntimeError(f"the engine process exited while starting (code {self._process.exitcode})") from None
-        assert kind == "ready"
-        self._snapshot: EngineSnapshot = snapshot
-        self._free = free  # places the child can still fill at its next step, as of that snapshot
-        self._lock = threading.Lock()  # guards the sinks and the counters
+        self._child_args = (build, self.config, blas_threads, gil_switch_s, step_delay_s)
+        self._restarts = RestartBudget(restarts or RestartPolicy())
+        self._on_give_up = on_give_up
+        self._lock = threading.Lock()  # guards the sinks, the held adds, the counters and the states
         self._send_lock = threading.Lock()
         self._sinks: dict[str, Sink] = {}
-        self._sent = 0  # adds sent to the child
-        self._sent_since_snapshot = 0  # ...that its latest snapshot does not count yet (still in the pipe)
+        self._held: list[tuple[tuple, float]] = []  # adds submitted while restarting, and when
         self._closing = False
         self._gone = False  # the reader saw the pipe close: the child exited (or is exiting)
+        self._restarting = False  # ...and a new one is on its way
+        self._failed = False  # ...and none will come: it died too often
+        self.restarts = 0  # children started after the first
         self._ids = itertools.count()
-        self._done = threading.Event()  # set once the pipe closed and everything in flight ended
+        self._done = threading.Event()  # set once the last child is gone and everything in flight ended
+        self._stop = threading.Event()  # set by close: a restart under way gives up
         self._loop = loop
-        if loop is None:
-            threading.Thread(target=self._read, name="engine-process-reader", daemon=True).start()
-        else:
-            loop.call_soon_threadsafe(self._watch)
+        self._attach(self._spawn())
 
     # ---- the asyncio API (call from a running event loop) ----
 
@@ -116,7 +113,7 @@ class EngineProcess(FrontEnd):
         prompt = validate_prompt(prompt_token_ids, params, self.model_config.vocab_size, self.model_config.n_ctx)
         sink = Sink(asyncio.get_running_loop())
         with self._lock:
-            if self._closing or self._gone:
+            if self._closing or (self._gone and not self._restarting):
                 raise EngineClosed("the engine is shut down")
             waiting = self._waiting_and_free()[0]
             if waiting >= self.config.max_waiting:
@@ -127,20 +124,48 @@ class EngineProcess(FrontEnd):
             self._sinks[request_id] = sink
             self._sent += 1
             self._sent_since_snapshot += 1
-        if not self._send(("add", request_id, prompt, params, queue_timeout_s, stream)):
+            message = ("add", request_id, prompt, params, queue_timeout_s, stream)
+            held = self._restarting
+            if held:  # the new child takes it once it is ready
+                self._held.append((message, time.monotonic()))
+        if not held and not self._send(message):
             with self._lock:
                 self._sinks.pop(request_id, None)
-            raise EngineClosed("the engine process is gone")
+            raise EngineRestarting("the engine process died and is restarting; retry shortly")
         return RequestStream(self, request_id, sink)
 
     def abort(self, request_id: str) -> None:
         """Abort a request, waiting or running (from any thread). Unknown ids are ignored."""
-        if request_id in self._sinks and not self._closing:
-            self._send(("abort", request_id))
+        with self._lock:
+            if request_id not in self._sinks or self._closing:
+                return
+            held = [h for h in self._held if h[0][1] == request_id]
+            if held:  # its caller went away while the child restarted: it never reaches one
+                self._held.remove(held[0])
+                del self._sinks[request_id]
+                self._sent -= 1
+                self._sent_since_snapshot -= 1
+                return
+        self._send(("abort", request_id))
 
     @property
     def running(self) -> bool:
         return not (self._gone or self._closing) and self._process.is_alive()
+
+    @property
+    def restarting(self) -> bool:
+        """The child died and a new one is starting: requests wait for it."""
+        return self._restarting and not self._closing
+
+    @property
+    def failed(self) -> bool:
+        """The child died too often and was given up: this engine serves no more."""
+        return self._failed
+
+    @property
+    def pid(self) -> int | None:
+        """The current child's process id."""
+        return self._process.pid
 
     def snapshot(self) -> EngineSnapshot:
         """The child's state after its latest step; `waiting` also counts the requests sent since
@@ -159,8 +184,13 @@ class EngineProcess(FrontEnd):
         """Stop the child; unfinished requests end with `EngineClosed`."""
         with self._lock:
             closing, self._closing = self._closing, True
-        if not closing:
+            live = not self._gone
+        self._stop.set()
+        if not closing and live:
             self._send(("close",))
+        if not live:  # between children (or given up): no reader will end what waits
+            self._end_all(None)
+            self._done.set()
         self._done.wait(timeout)
         self._process.join(timeout)
         if self._process.is_alive():
@@ -171,6 +201,103 @@ class EngineProcess(FrontEnd):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+    # ---- children ----
+
+    def _spawn(self) -> Child:
+        """Start a child and wait until its engine is ready (blocks: call it off the event loop)."""
+        build, config, *rest = self._child_args
+        context = multiprocessing.get_context("spawn")
+        conn, child_conn = context.Pipe()
+        process = context.Process(
+            target=child_main, args=(build, config, child_conn, *rest), name="corrige-engine", daemon=True
+        )
+        process.start()
+        child_conn.close()
+        if not conn.poll(_START_TIMEOUT_S):
+            process.kill()
+            raise RuntimeError("the engine process did not start")
+        try:
+            kind, snapshot, free = conn.recv()
+        except EOFError:
+            process.join(1.0)
+            raise RuntimeError(f"the engine process exited while starting (code {process.exitcode})") from None
+        assert kind == "ready"
+        return process, conn, snapshot, free
+
+    def _attach(self, child: Child) -> bool:
+        """Serve through a new child, then send it the requests that waited for it. False when
+        we are closing meanwhile: that child is stopped instead."""
+        process, conn, snapshot, free = child
+        with self._lock:
+            attach = not self._closing
+            if attach:
+                self._process, self._conn = process, conn
+                self._snapshot, self._free = snapshot, free  # places it can still fill at its next step
+                held, self._held = self._held, []
+                self._sent = self._sent_since_snapshot = len(held)  # adds sent ...that it has not read yet
+                self._gone = self._restarting = False
+                self._done.clear()
+        if not attach:
+            conn.close()  # it reads EOF and stops
+            process.join(5.0)
+            return False
+        if self._loop is None:
+            threading.Thread(target=self._read, args=(conn,), name="engine-process-reader", daemon=True).start()
+        else:
+            self._loop.call_soon_threadsafe(self._watch, conn)
+        now = time.monotonic()
+        for (kind, request_id, prompt, params, queue_timeout_s, stream), since in held:
+            timeout = self.config.queue_timeout_s if queue_timeout_s is None else queue_timeout_s
+            left = None if timeout is None else max(timeout - (now - since), 0.0)  # 0: it fails at the next step
+            self._send((kind, request_id, prompt, params, left, stream))
+        return True
+
+    def _child_gone(self, conn: Connection) -> None:
+        """The reader saw the pipe close: the child exited. Start another, or end what was in flight."""
+        conn.close()
+        if self._closing:
+            self._end_all(None)
+            self._done.set()
+            return
+        process = self._process
+        process.join(0.2)  # its exit code says how it went (a negative one: killed by that signal)
+        logger.error("engine process %d exited (exit code %s)", process.pid, process.exitcode)
+        delay = self._restarts.next_delay()
+        if delay is None:
+            self._give_up()
+            return
+        logger.warning("starting a new engine process in %.1f s", delay)
+        self._end_all(EngineRestarting("the engine process died and is restarting; retry shortly"), restarting=True)
+        threading.Thread(target=self._restart, args=(delay,), name="engine-process-restart", daemon=True).start()
+
+    def _restart(self, delay: float) -> None:
+        """A thread of its own: wait `delay`, start a child, and serve through it."""
+        while not self._stop.wait(delay):
+            try:
+                child = self._spawn()
+            except Exception:  # it could not even start: that counts as one more death
+                logger.exception("the new engine process did not start")
+                delay = self._restarts.next_delay()
+                if delay is None:
+                    self._give_up()
+                    return
+                continue
+            if self._attach(child):
+                self.restarts += 1
+                logger.warning("engine process %d serving (restart %d)", child[0].pid, self.restarts)
+            return
+        self._end_all(None)  # closed meanwhile: whatever waited for the new child ends
+        self._done.set()
+
+    def _give_up(self) -> None:
+        logger.critical("the engine process died too often (%s); giving up", self._restarts.policy)
+        with self._lock:
+            self._failed = True
+        self._end_all(EngineClosed("the engine process failed and will not be restarted"))
+        self._done.set()
+        if self._on_give_up is not None:
+            self._on_give_up()
 
     # ---- plumbing ----
 
@@ -187,35 +314,35 @@ class EngineProcess(FrontEnd):
             logger.debug("engine process is gone; dropped %s", message[0])
             return False
 
-    def _read(self) -> None:
+    def _read(self, conn: Connection) -> None:
         """The reader thread (without a `loop`): hand the child's results to their event loops."""
         while True:
             try:
-                messages = self._conn.recv()
+                messages = conn.recv()
             except (EOFError, OSError):
                 break
             self._receive(messages)
-        self._gone_now()
+        self._child_gone(conn)
 
-    def _watch(self) -> None:
+    def _watch(self, conn: Connection) -> None:
         """On the loop's thread: read the pipe whenever it is readable. uvloop makes a watched file
         descriptor non-blocking, but `Connection.recv` must wait for the rest of a message that has
         only partly arrived (a step's results can outgrow the socket's buffer, and a busy child can
         be descheduled in the middle of sending them); non-blocking, it raised BlockingIOError
         and the child looked dead. So the descriptor is made blocking again."""
-        fd = self._conn.fileno()
-        self._loop.add_reader(fd, self._on_readable)
+        fd = conn.fileno()
+        self._loop.add_reader(fd, self._on_readable, conn)
         os.set_blocking(fd, True)
 
-    def _on_readable(self) -> None:
+    def _on_readable(self, conn: Connection) -> None:
         """The event loop's reader (with a `loop`)."""
         try:
-            while self._conn.poll():
-                self._receive(self._conn.recv())
+            while conn.poll():
+                self._receive(conn.recv())
         except (EOFError, OSError) as exc:
             logger.debug("engine pipe closed: %r", exc)
-            self._loop.remove_reader(self._conn.fileno())
-            self._gone_now()
+            self._loop.remove_reader(conn.fileno())
+            self._child_gone(conn)
 
     def _receive(self, messages: list[tuple]) -> None:
         """One message from the child: its events go to their event loops, the stats to the listeners."""
@@ -244,23 +371,20 @@ class EngineProcess(FrontEnd):
         hand_over(batches)
         self._listeners.notify(steps, finished)
 
-    def _gone_now(self) -> None:
-        if not self._closing:
-            self._process.join(0.2)  # its exit code says how it went (a negative one: killed by that signal)
-            logger.error("engine process %d exited (exit code %s)", self._process.pid, self._process.exitcode)
-        self._fail_all(InternalError("the engine process exited; please retry") if not self._closing else None)
-        self._done.set()
-
-    def _fail_all(self, error: EngineError | None) -> None:
-        """The child is gone: end every request still in flight."""
+    def _end_all(self, error: EngineError | None, restarting: bool = False) -> None:
+        """The child is gone: end every request in flight (or waiting for a new child) with `error`."""
         with self._lock:
             self._gone = True
+            self._restarting = restarting and not self._closing
             sinks, self._sinks = self._sinks, {}
+            self._held = []
+            # a new child starts empty, every place free
             self._snapshot = replace(self._snapshot, running=0, waiting=0, slots_used=0)
-            self._sent_since_snapshot = 0
+            self._sent = self._sent_since_snapshot = 0
+            self._free = min(self.config.batch_capacity, self.config.n_slots)
         if sinks:
             error = error or EngineClosed("the engine shut down before the request finished")
-            logger.warning("engine process gone: failing %d requests in flight", len(sinks))
+            logger.warning("engine process gone: ending %d requests in flight (%s)", len(sinks), error.code)
         batches: dict[asyncio.AbstractEventLoop, list] = {}
         for request_id, sink in sinks.items():
             batches.setdefault(sink.loop, []).append((sink, error_output(request_id, error)))
@@ -276,135 +400,3 @@ def random_model(preset: str = "tiny", seed: int = 0) -> tuple[Any, Any]:
 
     cfg = preset_config(preset)
     return prepare(random_params(cfg, seed=seed), cfg), LookupDrafter()
-
-
-# ---- the child ----
-
-
-def _child_main(
-    build: Build,
-    config: EngineConfig,
-    conn: Connection,
-    blas_threads: int,
-    gil_switch_s: float | None,
-    step_delay_s: float,
-) -> None:
-    from corrige.engine.engine import Engine
-    from corrige.model.blas import limit_blas_threads
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the process group: the parent drains, then closes us
-    limit_blas_threads(blas_threads)
-    if gil_switch_s is not None:
-        sys.setswitchinterval(gil_switch_s)
-    weights, drafter = build()
-    out = _PipeOut(conn)
-    engine = Engine(weights, config, drafter=drafter)
-    engine.subscribe(on_step=out.on_step)
-    if step_delay_s:  # fault injection for tests: slow every model step down
-        engine.subscribe(on_step=lambda _step: time.sleep(step_delay_s))
-    conn.send(("ready", engine.snapshot(), engine.free_capacity()))
-    out.start(engine)  # from here on only `out` sends
-    try:
-        _serve_requests(engine, conn, out)
-    finally:
-        engine.close()  # requests in flight end with EngineClosed, sent before the pipe closes
-        out.stop()
-        conn.close()
-
-
-def _serve_requests(engine, conn: Connection, out: _PipeOut) -> None:
-    """The child's main thread: take the parent's messages, and nothing else.
-
-    It never sends (the engine's thread and `_PipeOut`'s ticker do): it must keep reading, or a
-    parent blocked on a full pipe to us could stop reading our results while we wait on a full
-    pipe to it."""
-    while True:
-        try:
-            message = conn.recv()
-        except (EOFError, OSError):  # the parent is gone
-            return
-        kind = message[0]
-        if kind == "add":
-            _, request_id, prompt, params, queue_timeout_s, stream = message
-            sink = Sink(out)  # type: ignore[arg-type]  # events go to the pipe, not to an event loop
-            try:
-                engine.add(prompt, params, sink, request_id=request_id, queue_timeout_s=queue_timeout_s, stream=stream)
-            except EngineError as exc:  # refused here after all (the parent's estimate was behind)
-                out.post([("event", error_output(request_id, exc))])
-            out.received += 1
-        elif kind == "abort":
-            engine.abort(message[1])
-        elif kind == "close":
-            return
-
-
-_IDLE_FLUSH_S = 0.05  # step stats and refusals wait at most about this long to be sent
-
-
-class _PipeOut:
-    """Stands in for an event loop in the child's sinks: the engine hands each step's events to
-    `call_soon_threadsafe`, and they go to the parent at once, with the step stats and whatever
-    else is pending, and a snapshot. The rest goes out with the next send, or within about
-    `_IDLE_FLUSH_S` from a ticker thread, which sends only when no other thread is sending."""
-
-    def __init__(self, conn: Connection) -> None:
-        self.conn = conn
-        self.engine = None
-        self.received = 0  # adds taken from the pipe, for the parent's queue-depth estimate
-        self._pending_lock = threading.Lock()  # held only to touch the lists below, never while sending
-        self._send_lock = threading.Lock()  # the engine's loop thread, threads-policy workers, the main thread
-        self._pending: list[tuple] = []
-        self._steps: list[StepStats] = []
-        self.sent_at = 0.0  # monotonic time of the latest send
-        self._stopped = threading.Event()
-        self._ticker = threading.Thread(target=self._tick, name="engine-pipe-ticker", daemon=True)
-
-    def start(self, engine) -> None:
-        """Send for `engine` (its snapshots go with every message), and start the ticker."""
-        self.engine = engine
-        self._ticker.start()
-
-    def _tick(self) -> None:
-        while not self._stopped.wait(_IDLE_FLUSH_S):
-            if time.monotonic() - self.sent_at >= _IDLE_FLUSH_S:
-                self.flush(wait=False)
-
-    def stop(self) -> None:
-        """Stop the ticker, then send what is left."""
-        self._stopped.set()
-        self._ticker.join()
-        self.flush()
-
-    def call_soon_threadsafe(self, _deliver: Callable, batch: list[tuple[Sink, TokenEvent | RequestOutput]]) -> None:
-        self.post([("event", event) for _, event in batch])
-        self.flush()
-
-    def on_step(self, step: StepStats) -> None:
-        with self._pending_lock:
-            self._steps.append(step)
-
-    def post(self, messages: list[tuple]) -> None:
-        with self._pending_lock:
-            self._pending += messages
-
-    def flush(self, wait: bool = True) -> None:
-        """Send what is pending (with a snapshot); `wait=False` gives up if another thread is sending."""
-        if not self._send_lock.acquire(blocking=wait):
-            return  # that send, or the next idle flush, takes ours along
-        try:
-            with self._pending_lock:
-                messages, self._pending = self._pending, []
-                if self._steps:
-                    messages.append(("steps", self._steps))
-                    self._steps = []
-            if not messages and not wait:
-                return  # an idle flush with nothing new
-            # the snapshot counts the adds read so far; those still in the pipe are the parent's to add
-            messages.append(("snapshot", self.engine.snapshot(), self.received, self.engine.free_capacity()))
-            self.sent_at = time.monotonic()
-            try:
-                self.conn.send(messages)
-            except (BrokenPipeError, OSError):
-                pass  # the parent is gone; the main thread notices and stops
-        finally:
-            self._send_lock.release()

@@ -80,7 +80,23 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
     ErrorCode(503, "tools_busy", "`max_tool_processes` tool processes are already running; `Retry-After`"),
     ErrorCode(503, "draining", "the server is shutting down; `Retry-After`, `Connection: close`"),
     ErrorCode(503, "not_ready", "the model is not loaded yet, or the engine stopped; `Retry-After`"),
-    ErrorCode(503, "engine_closed", "the engine shut down while the request was in flight (drain grace period over)"),
+    ErrorCode(
+        503,
+        "engine_closed",
+        "the engine shut down while the request was in flight (drain grace period over, or its process given up)",
+    ),
+    ErrorCode(
+        503,
+        "engine_restarting",
+        "the engine process died while the request was in flight, or `/readyz` while a new one starts "
+        "(requests sent meanwhile wait for it); `Retry-After`",
+    ),
+    ErrorCode(
+        503,
+        "engine_failed",
+        "`/healthz`: the engine process died more than `ENGINE_MAX_RESTARTS` times in a minute and was "
+        "given up; the server exits with a non-zero status",
+    ),
     ErrorCode(504, "deadline_exceeded", "the request waited longer than `queue_timeout_s` for the model"),
     ErrorCode(None, "http_error", "any other HTTP error from the framework, with its own status"),
     # the learner portal's own

@@ -28,9 +28,10 @@ ENGINE_STATUS = {
     "deadline_exceeded": 504,
     "invalid_request": 422,
     "engine_closed": 503,
+    "engine_restarting": 503,
     "internal_error": 500,
 }
-RETRY_AFTER_CODES = {"overloaded", "engine_closed", "draining", "not_ready"}
+RETRY_AFTER_CODES = {"overloaded", "engine_closed", "engine_restarting", "draining", "not_ready"}
 
 # Starlette's HTTPException statuses as codes of the table (error_codes.py); FastAPI raises a
 # 400 only when a body does not parse, which the body guard refuses first as `invalid_json`

@@ -7,6 +7,10 @@ Shutdown (`drain`): stop admitting (new requests get 503 `draining`, `/readyz` f
 the requests in flight finish within the grace period, then close the engine, which ends
 whatever is left with `engine_closed` (503). `corrige serve` drains on the first SIGTERM or
 SIGINT while still listening; under a plain `uvicorn` the lifespan's shutdown drains.
+
+A dead engine process is restarted by `EngineProcess` itself; one that dies too often is given
+up, and then the server stops with a non-zero exit status (`fail_server`), so that whatever runs
+it starts a fresh one instead of keeping a server that can only refuse.
 """
 
 from __future__ import annotations
@@ -14,9 +18,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import signal
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -24,6 +29,7 @@ from fastapi import FastAPI
 
 from corrige.engine import Engine
 from corrige.engine.process import EngineProcess
+from corrige.engine.restarts import RestartPolicy
 from corrige.model.blas import limit_blas_threads
 from corrige.obs.timeseries import StepHistory
 from corrige.portal.state import close_portal, open_portal
@@ -35,6 +41,7 @@ from corrige.tutor.agent import Tutor, engine_parts
 logger = logging.getLogger(__name__)
 
 _POLL_S = 0.01
+ENGINE_FAILED_EXIT_STATUS = 1
 
 
 @asynccontextmanager
@@ -50,7 +57,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     tutor = await asyncio.to_thread(Tutor.load, settings.model_dir)
     # learner portal: audit log, sessions, and quiz questions the model can take
     state.portal = await asyncio.to_thread(open_portal, settings, tutor.fits)
-    engine = await asyncio.to_thread(start_engine, settings, tutor, asyncio.get_running_loop())
+    loop = asyncio.get_running_loop()
+    engine = await asyncio.to_thread(start_engine, settings, tutor, loop, given_up_on(loop, state))
     state.step_history = StepHistory()  # queue depth and batch size over time, for the dashboard
     engine.subscribe(on_step=state.step_history.on_step)
     stop_observability = start_observability(state, settings, engine)
@@ -82,9 +90,15 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await asyncio.to_thread(stop_observability)  # writes the last spans
 
 
-def start_engine(settings: Settings, tutor: Tutor, loop: asyncio.AbstractEventLoop) -> Engine | EngineProcess:
+def start_engine(
+    settings: Settings,
+    tutor: Tutor,
+    loop: asyncio.AbstractEventLoop,
+    on_give_up: Callable[[], None] | None = None,
+) -> Engine | EngineProcess:
     """The engine the settings ask for: in a child process (the default), whose results `loop`
-    reads itself, or on a thread of this one."""
+    reads itself and which is restarted when it dies (`on_give_up` once it died too often), or
+    on a thread of this one."""
     config = settings.engine_config()
     delay_s = settings.debug_step_delay_ms / 1000
     if delay_s:
@@ -100,11 +114,39 @@ def start_engine(settings: Settings, tutor: Tutor, loop: asyncio.AbstractEventLo
             gil_switch_s=switch_s,
             step_delay_s=delay_s,
             loop=loop,
+            restarts=RestartPolicy(settings.engine_max_restarts, settings.engine_restart_backoff_s),
+            on_give_up=on_give_up,
         )
     engine = Engine(tutor.weights, config, drafter=tutor.drafter)
     if delay_s:
         engine.subscribe(on_step=lambda _step: time.sleep(delay_s))
     return engine
+
+
+def given_up_on(loop: asyncio.AbstractEventLoop, state: Any) -> Callable[[], None]:
+    """The engine's `on_give_up`: called on one of its threads, it hands `fail_server` to `loop`."""
+
+    def given_up() -> None:
+        try:
+            loop.call_soon_threadsafe(fail_server, state)
+        except RuntimeError:  # the loop is closed: the server is stopping anyway
+            pass
+
+    return given_up
+
+
+def fail_server(state: Any) -> None:
+    """The engine was given up: stop serving with a non-zero exit status (meanwhile `/healthz`
+    answers 503 `engine_failed`)."""
+    logger.critical("the engine was given up; the server stops (exit status %d)", ENGINE_FAILED_EXIT_STATUS)
+    stop = getattr(state, "stop_server", None)
+    if stop is not None:  # `corrige serve`
+        stop(ENGINE_FAILED_EXIT_STATUS)
+    elif signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, signal.SIG_IGN, None):
+        # a plain uvicorn (its handler is installed) stops on SIGTERM, then raises the signal again
+        # once it has stopped: the process ends with status 143 (-15), not 0. Without a handler
+        # (the app inside a test client) the signal would kill the host, so nothing is sent.
+        signal.raise_signal(signal.SIGTERM)
 
 
 async def warm_up(service: CorrectionService) -> None:

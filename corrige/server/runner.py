@@ -32,6 +32,12 @@ class DrainingServer(uvicorn.Server):
         self.grace_s = grace_s
         self._drain_task: asyncio.Task | None = None
         self._drain_requested = False
+        self.exit_status = 0
+
+    def stop(self, exit_status: int) -> None:
+        """Stop and exit with `exit_status` (the engine was given up: `lifecycle.fail_server`)."""
+        self.exit_status = exit_status
+        self.should_exit = True
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         if self._drain_requested or self.should_exit:
@@ -81,4 +87,7 @@ def serve(settings: Settings) -> None:
         log_config=None,  # keep the process's logging set-up
     )
     server = DrainingServer(config, app.state, settings.drain_grace_s)
+    app.state.stop_server = server.stop
     server.run()
+    if server.exit_status:
+        raise SystemExit(server.exit_status)

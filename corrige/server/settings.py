@@ -51,6 +51,10 @@ class Settings(BaseSettings):
     # run the engine in a process of its own, so the model does not share the interpreter lock
     # with HTTP, validation and tracing (false: a thread of the server process)
     engine_process: bool = True
+    # a dead engine process is restarted (at once, then after waits doubling from the backoff); one
+    # more death than this within a minute gives it up and the server exits non-zero (0: never restart)
+    engine_max_restarts: int = Field(5, ge=0)
+    engine_restart_backoff_s: float = Field(0.5, ge=0)
     # prompt-lookup speculative decoding: guessed tokens checked per request per step (0: off); the
     # answers are the same either way, in fewer steps (see docs/BENCHMARKS.md)
     speculative_tokens: int = Field(8, ge=0)

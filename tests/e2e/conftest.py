@@ -79,3 +79,20 @@ def draining_server(model_dir, tmp_path):
         yield process.start()
     finally:
         process.stop()
+
+
+@pytest.fixture
+def make_server(model_dir, tmp_path):
+    """`make_server("uvicorn" | "serve", **CORRIGE_settings)` starts a fresh server for this test
+    (plain uvicorn, or `corrige serve`); every one started is stopped at the end."""
+    started: list[ServerProcess] = []
+
+    def start(command: str, **env: str) -> ServerProcess:
+        args = {"uvicorn": UVICORN, "serve": SERVE}[command]
+        process = ServerProcess(args, base_env(model_dir, **env), tmp_path / f"server-{len(started)}.log")
+        started.append(process)
+        return process.start()
+
+    yield start
+    for process in started:
+        process.stop()

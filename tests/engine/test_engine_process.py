@@ -11,8 +11,8 @@ from engine_support import EOS, greedy_alone, random_workload, run, wait_for_sna
 from corrige.engine import (
     EngineClosed,
     EngineConfig,
+    EngineRestarting,
     FinishReason,
-    InternalError,
     InvalidRequest,
     Overloaded,
     SamplingParams,
@@ -101,26 +101,16 @@ def test_closing_ends_requests_in_flight_with_engine_closed():
     assert not engine.running
 
 
-async def kill_mid_request(engine: EngineProcess) -> None:
-    """SIGKILL the child while a request runs: that request fails with `InternalError`, and the
-    engine stops running."""
+async def kill_mid_request(engine: EngineProcess) -> int:
+    """SIGKILL the child while a request runs: that request fails with `EngineRestarting`, and the
+    engine does not run until a new child is ready. Returns the dead child's pid."""
     task = asyncio.create_task(engine.generate([1], SamplingParams(max_tokens=30)))
     await wait_for_snapshot(engine, lambda s: s.running == 1, "it runs")
-    os.kill(engine._process.pid, signal.SIGKILL)
-    with pytest.raises(InternalError, match="engine process exited"):
+    dead = engine.pid
+    os.kill(dead, signal.SIGKILL)
+    with pytest.raises(EngineRestarting, match="restarting"):
         await task
-    assert not engine.running
-
-
-def test_a_dead_engine_process_fails_what_is_in_flight_and_stops_running():
-    async def main():
-        engine = start(step_delay_s=0.005, n_slots=1, max_batch=1)
-        await kill_mid_request(engine)
-        with pytest.raises(EngineClosed):
-            engine.stream([1], SamplingParams())
-        engine.close()
-
-    run(main())
+    return dead
 
 
 def test_the_child_builds_with_the_tutor_parts():
@@ -159,6 +149,9 @@ def test_an_event_loop_can_read_the_results_itself():
         async with engine.stream([1, 2, 3], SamplingParams(max_tokens=5)) as stream:
             assert len([event async for event in stream]) == 5
         await kill_mid_request(engine)
+        # a new child answers the same, through the same loop
+        again = await engine.generate(work[0][0], SamplingParams(max_tokens=work[0][1], stop_token_ids=(EOS,)))
+        assert list(again.token_ids) == expected[0] and engine.restarts == 1
         await asyncio.to_thread(engine.close)
         return outputs
 

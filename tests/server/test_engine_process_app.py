@@ -1,8 +1,12 @@
 """The app with its engine in a child process (`CORRIGE_ENGINE_PROCESS`, the default of `corrige serve`)."""
 
+import os
+import signal
 import threading
+import time
 
 from fastapi.testclient import TestClient
+from server_support import error_of
 
 from corrige.engine.process import EngineProcess
 from corrige.server.app import create_app
@@ -22,3 +26,38 @@ def test_corrections_health_and_metrics_come_through_the_engine_process(make_set
         assert "corrige:generation_tokens_total" in metrics and "corrige:batch_size_count" in metrics
         engine = client.app.state.engine
     assert not engine.running  # the lifespan closed the child
+
+
+def kill_engine_process(client) -> int:
+    pid = client.get("/v1/engine/stats").json()["server"]["engine_pid"]
+    os.kill(pid, signal.SIGKILL)
+    return pid
+
+
+def wait_for(condition, what: str, timeout: float = 30.0):
+    give_up = time.monotonic() + timeout
+    while not (value := condition()):
+        assert time.monotonic() < give_up, f"never happened: {what}"
+        time.sleep(0.01)
+    return value
+
+
+def test_a_killed_engine_process_is_replaced_and_health_stays_green(make_settings):
+    with TestClient(create_app(make_settings(engine_process=True))) as client:
+        dead = kill_engine_process(client)
+        wait_for(lambda: client.get("/v1/engine/stats").json()["server"]["engine_restarts"] == 1, "a restart")
+        assert client.get("/healthz").status_code == 200
+        assert client.get("/readyz").status_code == 200
+        answer = client.post("/v1/grammar/correct", json={"sentence": "I goed home."})
+        assert answer.status_code == 200
+        assert client.get("/v1/engine/stats").json()["server"]["engine_pid"] != dead
+
+
+def test_an_engine_given_up_fails_liveness_and_readiness(make_settings):
+    with TestClient(create_app(make_settings(engine_process=True, engine_max_restarts=0))) as client:
+        kill_engine_process(client)
+        dead = wait_for(lambda: (r := client.get("/healthz")).status_code == 503 and r, "liveness fails")
+        assert error_of(dead)["code"] == "engine_failed"
+        assert client.get("/readyz").status_code == 503
+        refused = client.post("/v1/grammar/correct", json={"sentence": "I goed home."})
+        assert refused.status_code == 503 and error_of(refused)["code"] == "engine_closed"

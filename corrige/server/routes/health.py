@@ -13,9 +13,13 @@ from corrige.server.schemas import ErrorResponse
 router = APIRouter(tags=["health"])
 
 
-@router.get("/healthz")
-async def healthz() -> dict[str, str]:
-    """The process is alive and its event loop answers (says nothing about the model)."""
+@router.get("/healthz", responses={503: {"model": ErrorResponse}})
+async def healthz(request: Request) -> dict[str, str]:
+    """Alive: the event loop answers and the engine serves or is coming back (a restarting engine
+    is alive; one given up for good is not: 503 `engine_failed`, and the server is exiting)."""
+    engine = getattr(request.app.state, "engine", None)
+    if engine is not None and engine.failed:
+        raise ApiError(503, "engine_failed", "the engine died too often and was given up; the server is exiting")
     return {"status": "ok"}
 
 
@@ -28,6 +32,8 @@ async def readyz(request: Request, drain: DrainDep, settings: SettingsDep) -> di
     engine = getattr(request.app.state, "engine", None)
     if getattr(request.app.state, "tutor", None) is None or engine is None:
         raise ApiError(503, "not_ready", "the model is not loaded yet", retry)
+    if engine.restarting:
+        raise ApiError(503, "engine_restarting", "the engine process died; a new one is starting", retry)
     if not engine.running:
         raise ApiError(503, "not_ready", "the engine is not running", retry)
     return {"status": "ready", "model": settings.model_name, "batching": str(settings.batching)}
@@ -35,8 +41,14 @@ async def readyz(request: Request, drain: DrainDep, settings: SettingsDep) -> di
 
 @router.get("/v1/engine/stats")
 async def engine_stats(engine: EngineDep, drain: DrainDep) -> dict:
-    """The engine's snapshot (slots, queue, totals) and the server's in-flight count."""
+    """The engine's snapshot (slots, queue, totals), the server's in-flight count, and the engine
+    process's id and restarts (none for an engine thread)."""
     return {
         "engine": asdict(engine.snapshot()),
-        "server": {"in_flight": drain.in_flight, "draining": drain.draining},
+        "server": {
+            "in_flight": drain.in_flight,
+            "draining": drain.draining,
+            "engine_pid": getattr(engine, "pid", None),
+            "engine_restarts": getattr(engine, "restarts", 0),
+        },
     }

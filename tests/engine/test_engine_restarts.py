@@ -1,0 +1,104 @@
+"""A dead engine process is replaced: requests in flight fail with `EngineRestarting`, requests
+sent meanwhile wait for the new child, and a child that dies too often is given up."""
+
+import asyncio
+import functools
+import os
+import signal
+import threading
+
+import pytest
+from engine_support import FakeClock, run, wait_for_snapshot, weights
+from test_engine_process import kill_mid_request
+
+from corrige.engine import EngineClosed, EngineConfig, FinishReason, SamplingParams
+from corrige.engine.process import EngineProcess, random_model
+from corrige.engine.restarts import RestartBudget, RestartPolicy
+
+
+def start(restarts: RestartPolicy, on_give_up=None) -> EngineProcess:
+    config = EngineConfig(n_slots=4, max_batch=4)
+    build = functools.partial(random_model, "tiny", 3)
+    return EngineProcess(build, weights().cfg, config, step_delay_s=0.005, restarts=restarts, on_give_up=on_give_up)
+
+
+async def until(condition, what: str, timeout: float = 30.0) -> None:
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + timeout
+    while not condition():
+        assert loop.time() < give_up, f"never happened: {what}"
+        await asyncio.sleep(0.005)
+
+
+def test_the_first_restart_is_at_once_then_the_waits_double_and_too_many_give_up():
+    clock = FakeClock()
+    budget = RestartBudget(RestartPolicy(max_per_minute=4, backoff_s=0.5, max_backoff_s=1.5), clock)
+    delays = []
+    for _ in range(5):
+        delays.append(budget.next_delay())
+        clock.advance(1.0)
+    assert delays == [0.0, 0.5, 1.0, 1.5, None]
+    clock.advance(60.0)  # a quiet minute: the count starts again
+    assert budget.next_delay() == 0.0
+    assert RestartBudget(RestartPolicy(max_per_minute=0), clock).next_delay() is None
+
+
+def test_a_killed_child_is_replaced_and_requests_sent_meanwhile_wait_for_the_new_one():
+    async def main():
+        engine = start(RestartPolicy(backoff_s=0.5))
+        try:
+            dead = await kill_mid_request(engine)
+            assert engine.restarting and not engine.running  # readiness fails meanwhile
+            waiting = await asyncio.gather(*(engine.generate([2, 3], SamplingParams(max_tokens=4)) for _ in range(6)))
+            snapshot = await wait_for_snapshot(engine, lambda s: s.finished == 6, "the new child counts them")
+            return dead, waiting, snapshot, engine.pid, engine.restarts, engine.running, engine.failed
+        finally:
+            await asyncio.to_thread(engine.close)
+
+    dead, waiting, snapshot, pid, restarts, running, failed = run(main())
+    assert all(o.finish_reason is FinishReason.LENGTH and len(o.token_ids) == 4 for o in waiting)
+    assert pid != dead and restarts == 1 and running and not failed
+    assert (snapshot.slots_used, snapshot.waiting) == (0, 0)
+
+
+def test_a_request_abandoned_while_the_child_restarts_is_dropped_and_the_count_stays_right():
+    async def main():
+        engine = start(RestartPolicy(backoff_s=0.5))
+        try:
+            await kill_mid_request(engine)
+            abandoned = asyncio.create_task(engine.generate([2, 3], SamplingParams(max_tokens=4)))
+            await asyncio.sleep(0)  # submitted: held for the new child
+            abandoned.cancel()
+            await until(lambda: engine.running, "the new child serves")
+            output = await engine.generate([4, 5], SamplingParams(max_tokens=3))
+            await asyncio.sleep(0.1)  # time for a wrongly sent abandoned request to show up as a second one
+            return output, await wait_for_snapshot(engine, lambda s: s.finished >= 1, "one finished")
+        finally:
+            await asyncio.to_thread(engine.close)
+
+    output, snapshot = run(main())
+    assert output.finish_reason is FinishReason.LENGTH
+    assert (snapshot.finished, snapshot.aborted, snapshot.waiting, snapshot.slots_used) == (1, 0, 0, 0)
+
+
+def test_a_child_that_dies_too_often_is_given_up():
+    gave_up = threading.Event()
+
+    async def main():
+        engine = start(RestartPolicy(max_per_minute=1), on_give_up=gave_up.set)
+        try:
+            await kill_mid_request(engine)
+            await until(lambda: engine.running, "the first restart serves")
+            task = asyncio.create_task(engine.generate([1], SamplingParams(max_tokens=30)))
+            await wait_for_snapshot(engine, lambda s: s.running == 1, "it runs")
+            os.kill(engine.pid, signal.SIGKILL)
+            with pytest.raises(EngineClosed, match="will not be restarted"):
+                await task
+            with pytest.raises(EngineClosed):
+                engine.stream([1], SamplingParams())
+            return engine.failed, engine.running, engine.restarting, engine.restarts
+        finally:
+            await asyncio.to_thread(engine.close)
+
+    assert run(main()) == (True, False, False, 1)
+    assert gave_up.is_set()
