@@ -30,6 +30,16 @@ async def until(condition, what: str, timeout: float = 30.0) -> None:
         await asyncio.sleep(0.005)
 
 
+async def kill_twice(engine: EngineProcess) -> set[int]:
+    """Kill the child, let the first restart (at once) serve, and kill that one: the next restart
+    waits `backoff_s`, which gives a test time to look at an engine between children."""
+    first = await kill_mid_request(engine)
+    await until(lambda: engine.running, "the first restart serves")
+    second = await kill_mid_request(engine)
+    assert engine.restarting and not engine.running  # readiness fails meanwhile
+    return {first, second}
+
+
 def test_the_first_restart_is_at_once_then_the_waits_double_and_too_many_give_up():
     clock = FakeClock()
     budget = RestartBudget(RestartPolicy(max_per_minute=4, backoff_s=0.5, max_backoff_s=1.5), clock)
@@ -45,39 +55,38 @@ def test_the_first_restart_is_at_once_then_the_waits_double_and_too_many_give_up
 
 def test_a_killed_child_is_replaced_and_requests_sent_meanwhile_wait_for_the_new_one():
     async def main():
-        engine = start(RestartPolicy(backoff_s=0.5))
+        engine = start(RestartPolicy(backoff_s=1.0))
         try:
-            dead = await kill_mid_request(engine)
-            assert engine.restarting and not engine.running  # readiness fails meanwhile
+            dead = await kill_twice(engine)
             waiting = await asyncio.gather(*(engine.generate([2, 3], SamplingParams(max_tokens=4)) for _ in range(6)))
             snapshot = await wait_for_snapshot(engine, lambda s: s.finished == 6, "the new child counts them")
-            return dead, waiting, snapshot, engine.pid, engine.restarts, engine.running, engine.failed
+            return dead | {engine.pid}, waiting, snapshot, engine.restarts, engine.running, engine.failed
         finally:
             await asyncio.to_thread(engine.close)
 
-    dead, waiting, snapshot, pid, restarts, running, failed = run(main())
+    pids, waiting, snapshot, restarts, running, failed = run(main())
     assert all(o.finish_reason is FinishReason.LENGTH and len(o.token_ids) == 4 for o in waiting)
-    assert pid != dead and restarts == 1 and running and not failed
+    assert len(pids) == 3 and restarts == 2 and running and not failed
     assert (snapshot.slots_used, snapshot.waiting) == (0, 0)
 
 
 def test_a_request_abandoned_while_the_child_restarts_is_dropped_and_the_count_stays_right():
     async def main():
-        engine = start(RestartPolicy(backoff_s=0.5))
+        engine = start(RestartPolicy(backoff_s=1.0))
         try:
-            await kill_mid_request(engine)
+            await kill_twice(engine)
             abandoned = asyncio.create_task(engine.generate([2, 3], SamplingParams(max_tokens=4)))
             await asyncio.sleep(0)  # submitted: held for the new child
             abandoned.cancel()
             await until(lambda: engine.running, "the new child serves")
             output = await engine.generate([4, 5], SamplingParams(max_tokens=3))
             await asyncio.sleep(0.1)  # time for a wrongly sent abandoned request to show up as a second one
-            return output, await wait_for_snapshot(engine, lambda s: s.finished >= 1, "one finished")
+            return output, await wait_for_snapshot(engine, lambda s: s.finished >= 1, "one finished"), engine.restarts
         finally:
             await asyncio.to_thread(engine.close)
 
-    output, snapshot = run(main())
-    assert output.finish_reason is FinishReason.LENGTH
+    output, snapshot, restarts = run(main())
+    assert output.finish_reason is FinishReason.LENGTH and restarts == 2
     assert (snapshot.finished, snapshot.aborted, snapshot.waiting, snapshot.slots_used) == (1, 0, 0, 0)
 
 
