@@ -145,6 +145,10 @@ def eval_cmd(
     predictions: Annotated[
         Path | None, typer.Option(help="With FILE: write source/prediction/reference/abstained/refused TSV rows.")
     ] = None,
+    corpus: Annotated[
+        Path | None,
+        typer.Option(help="With --card: the corpus manifest.json, summarised into the card's data section."),
+    ] = None,
     score_only: Annotated[
         Path | None,
         typer.Option(
@@ -159,6 +163,11 @@ def eval_cmd(
     With FILE (or --score-only): ERRANT span-based correction P/R/F0.5, per ERRANT error type.
     """
     _numpy_runtime_threads()
+    if card and file is None and _trained_on_pairs(model):
+        from corrige.cli import errant_eval
+
+        errant_eval.write_learner_card(console, model, corpus, min_token_prob)  # type: ignore[arg-type]
+        return
     if file is not None or score_only is not None:
         from corrige.cli import errant_eval
 
@@ -365,3 +374,13 @@ def serve(
         raise typer.Exit(2) from exc
     console.print(f"corrige: serving on [bold]http://{settings.host}:{settings.port}[/] (API docs at /docs)")
     run_server(settings)
+
+
+def _trained_on_pairs(model: Path | None) -> bool:
+    """A model trained on real sentences (its card is scored with ERRANT on the learner sets)."""
+    import json
+
+    meta = (model / "train_config.json") if model else None
+    if meta is None or not meta.is_file():
+        return False
+    return bool(json.loads(meta.read_text()).get("train", {}).get("pairs"))

@@ -167,3 +167,48 @@ def run(
         json_path.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         console.print(f"[green]wrote[/] {json_path}")
     return results
+
+
+def write_learner_card(
+    console: Console, model_dir: Path, corpus_manifest: Path | None, min_token_prob: float | None
+) -> dict[str, Any]:
+    """Measure a model trained on real sentences (ERRANT on the learner sets, latency) and write its card."""
+    from dataclasses import replace
+
+    from corrige.train import learner_card
+    from corrige.tutor.agent import Tutor
+    from corrige.tutor.assess import correction_latency_ms
+    from corrige.tutor.errant_scoring import read_parallel
+
+    if corpus_manifest is not None:
+        summary = learner_card.summarise_corpus(corpus_manifest)
+        (model_dir / learner_card.CORPUS_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    tutor = Tutor.load(model_dir)
+    if min_token_prob is not None:
+        tutor.config = replace(tutor.config, min_token_prob=min_token_prob)
+    with console.status("scoring") as status:
+        results = learner_card.measure(tutor, on_set=lambda name: status.update(f"scoring {name}"))
+        status.update("timing batch-1 corrections")
+        sentences = [r.source for r in read_parallel(learner_card.DEV_SET, "test")[:100]]
+        results["latency"] = correction_latency_ms(tutor, sentences, repeats=1)
+    results["params"] = tutor.weights.cfg.num_params()
+    results["command"] = f"corrige eval --card --model {model_dir}"
+    sizes_file = model_dir / "sizes.json"
+    if sizes_file.is_file():
+        results["sizes"] = json.loads(sizes_file.read_text(encoding="utf-8"))
+    table = Table("set", "rows", "P", "R", "F0.5", "false alarms", "abstained", "refused", title="ERRANT")
+    for name, s in results["sets"].items():
+        table.add_row(
+            name,
+            str(s["rows"]),
+            _f(s["precision"]),
+            _f(s["recall"]),
+            _f(s["f05"]),
+            f"{s['false_alarm_rate']:.1%}",
+            f"{s['abstention_rate']:.1%}",
+            str(s["refusals"]),
+        )
+    print_table(console, table)
+    path = learner_card.write(model_dir, results)
+    console.print(f"wrote {path}")
+    return results

@@ -1,0 +1,192 @@
+"""The model card of a model trained on real sentences: sources, error rates, ERRANT scores.
+
+`corrige eval --card` measures and then writes it (`measure`, then `write`), for a model whose
+`train_config.json` names a pairs file. Every figure comes from that run; the corpus section
+comes from the corpus manifest (`corrige corpus build`), summarised into the model directory
+as `corpus.json` so the card can be rebuilt without the corpus.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from corrige.train.card import CARD_FILE
+
+CORPUS_FILE = "corpus.json"
+TUTOR_DIR = Path(__file__).resolve().parent.parent / "tutor"
+DEV_SET = TUTOR_DIR / "learner_dev.tsv"
+REALISTIC = TUTOR_DIR / "realistic.tsv"
+
+# (name, file, half, targets): the targets of the tutor on real learners' writing
+SETS: tuple[tuple[str, Path, str], ...] = (
+    ("learner dev, test half (held out)", DEV_SET, "test"),
+    ("learner dev, tune half (thresholds)", DEV_SET, "tune"),
+    ("realistic.tsv (hand-written, grammar style)", REALISTIC, "all"),
+)
+TARGETS: dict[str, list[tuple[str, str, Callable[[float], bool]]]] = {
+    "learner dev, test half (held out)": [
+        ("precision ≥ 0.6", "precision", lambda v: v >= 0.6),
+        ("recall ≥ 0.2", "recall", lambda v: v >= 0.2),
+        ("false alarms ≤ 3%", "false_alarm_rate", lambda v: v <= 0.03),
+        ("refusals 0", "refusals", lambda v: v == 0),
+    ],
+    "realistic.tsv (hand-written, grammar style)": [
+        ("F0.5 ≥ 0.8", "f05", lambda v: v >= 0.8),
+        ("false alarms ≤ 3%", "false_alarm_rate", lambda v: v <= 0.03),
+    ],
+}
+
+
+def summarise_corpus(manifest_path: Path) -> dict[str, Any]:
+    """Per source: name, licence, attribution, url, sentences kept; and the totals (no file lists)."""
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    sources = [
+        {k: s.get(k) for k in ("name", "licence", "attribution", "url", "kept")} for s in manifest.get("sources", [])
+    ]
+    totals = manifest.get("totals", {})
+    return {"sources": sources, "kept": totals.get("kept"), "sha256": manifest.get("sha256")}
+
+
+def measure(tutor: Any, on_set: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """ERRANT scores on each set and their targets; the tutor as configured (its tuned threshold)."""
+    from corrige.tutor.errant_scoring import ErrantScorer, predict, read_parallel
+
+    scorer = ErrantScorer()
+    results: dict[str, Any] = {"sets": {}, "targets": [], "min_token_prob": tutor.config.min_token_prob}
+    for name, path, half in SETS:
+        if on_set:
+            on_set(name)
+        rows = read_parallel(path, half)
+        scores = scorer.score(rows, predict(tutor, [r.source for r in rows])).to_dict()
+        scores.pop("per_type", None)
+        results["sets"][name] = scores
+        for label, key, ok in TARGETS.get(name, []):
+            value = scores[key]
+            results["targets"].append({"set": name, "name": label, "value": value, "met": bool(ok(value))})
+    return results
+
+
+def _row(name: str, s: dict[str, Any]) -> str:
+    return (
+        f"| {name} | {s['rows']} | {s['precision']:.3f} | {s['recall']:.3f} | {s['f05']:.3f} | "
+        f"{s['false_alarm_rate']:.1%} | {s['abstention_rate']:.1%} | {s['refusals']} |"
+    )
+
+
+def render(model_dir: Path, results: dict[str, Any]) -> str:
+    meta_file = model_dir / "train_config.json"
+    meta = json.loads(meta_file.read_text()) if meta_file.is_file() else {}
+    model, train, trained = meta.get("model", {}), meta.get("train", {}), meta.get("result", {})
+    corpus_file = model_dir / CORPUS_FILE
+    corpus = json.loads(corpus_file.read_text()) if corpus_file.is_file() else {}
+    lines = [
+        f"# Model card: corrige tutor for real learners' writing (`{model_dir.name}`)",
+        "",
+        "A GPT-2 (pre-LayerNorm, tanh GELU, tied LM head) trained from scratch to read `<bos> sentence <sep>` "
+        "and write `corrected <|gloss|> Spanish gloss <eos>`: the separator is a special token that no typed "
+        "text can produce. Weights are safetensors with GPT-2 tensor names; the server runs them in NumPy.",
+        "",
+        "## Configuration",
+        "",
+        "| field | value |",
+        "|---|---|",
+        *[f"| {k} | {v} |" for k, v in model.items()],
+    ]
+    if "params" in results:
+        lines.append(f"| parameters | {results['params']:,} |")
+    lines += ["", "## Training data", ""]
+    if corpus:
+        lines += [
+            f"Real English sentences, {corpus.get('kept', 0):,} after cleaning and deduplication "
+            "(`corrige corpus build`; [docs/corpus.md](../../../docs/corpus.md) tells how to rebuild it). "
+            "No learner corpus was used for training or tuning.",
+            "",
+            "| source | licence | sentences | attribution |",
+            "|---|---|---|---|",
+        ]
+        lines += [
+            f"| [{s['name']}]({s['url']}) | {s['licence']} | {s.get('kept') or 0:,} | {s['attribution']} |"
+            for s in corpus.get("sources", [])
+        ]
+    lines += [
+        "",
+        "Errors typical of Spanish speakers were injected into these sentences through spaCy's analysis "
+        "(`corrige corpus pairs`), with a Spanish gloss for every edit; the rates per category and their "
+        "published sources are in [corrige/corpus/RATES.md](../../corpus/RATES.md).",
+        "",
+        f"- pairs file `{Path(str(train.get('pairs'))).name}`, {train.get('pairs_limit') or 'all'} rows read; "
+        f"batch {train.get('batch_size')}, AdamW peak LR {train.get('lr')} (cosine), bfloat16 autocast "
+        f"{'on' if train.get('bf16') else 'off'}",
+    ]
+    if trained:
+        lines.append(f"- trained {trained['steps']} steps in {trained['minutes']:.1f} min (2-core CPU, PyTorch)")
+        lines += [
+            f"  - step {h['step']}: dev loss {h['dev_loss']:.4f}, dev exact match {h['dev_exact']:.3f}"
+            for h in trained.get("history", [])
+        ]
+    lines += [
+        "",
+        "## Evaluation (ERRANT)",
+        "",
+        f"Command: `{results.get('command', 'corrige eval --card')}`. Span-based correction scores with one "
+        "reference (ERRANT 3, spaCy's small English pipeline); a false alarm is a correct sentence the tutor "
+        "changed; abstentions and refusals leave the sentence unchanged. Abstention threshold: "
+        f"{results.get('min_token_prob')} (tuned on the tune half).",
+        "",
+        "| set | rows | P | R | F0.5 | false alarms | abstained | refused |",
+        "|---|---|---|---|---|---|---|---|",
+        *[_row(name, s) for name, s in results.get("sets", {}).items()],
+    ]
+    if results.get("targets"):
+        lines += ["", "| set | target | value | met |", "|---|---|---|---|"]
+        lines += [
+            f"| {t['set']} | {t['name']} | {t['value']:.3f} | {'yes' if t['met'] else 'no'} |"
+            for t in results["targets"]
+        ]
+    lat = results.get("latency")
+    if lat:
+        lines += [
+            "",
+            "## Latency",
+            "",
+            f"One correction at batch 1 in the NumPy runtime, {lat['n']} learner sentences: p50 "
+            f"**{lat['p50_ms']:.2f} ms**, p95 {lat['p95_ms']:.2f} ms ({lat['mean_prompt_tokens']:.1f} prompt "
+            f"tokens, {lat['mean_completion_tokens']:.1f} generated on average).",
+        ]
+    sizes = results.get("sizes")
+    if sizes:
+        lines += [
+            "",
+            "## Size: quality against latency",
+            "",
+            "Each size trained for the same wall-clock budget on the same pairs, then scored on the tune half.",
+            "",
+            "| preset | parameters | train min | F0.5 (tune) | P | R | p50 ms (batch 1) | decode step ms (batch 32) |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {s['preset']} | {s['params']:,} | {s['minutes']:.0f} | {s['f05']:.3f} | {s['precision']:.3f} | "
+            f"{s['recall']:.3f} | {s['p50_ms']:.2f} | {s['step32_ms']:.2f} |"
+            for s in sizes
+        ]
+    lines += [
+        "",
+        "## Limits",
+        "",
+        "- Trained on CPU for a limited time: it knows common errors in common words best, and abstains "
+        "when it is unsure rather than rewrite.",
+        "- It abstains when its gloss does not describe its edits, when it drops or invents a content word, "
+        "or writes a word it never saw in training.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write(model_dir: Path, results: dict[str, Any]) -> Path:
+    path = model_dir / CARD_FILE
+    path.write_text(render(model_dir, results), encoding="utf-8")
+    (model_dir / "eval.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    return path

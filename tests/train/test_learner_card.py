@@ -1,0 +1,69 @@
+"""The model card of a real-text model: sources and licences from the corpus, ERRANT figures, targets."""
+
+import json
+
+import pytest
+
+from corrige.train import learner_card
+
+
+@pytest.fixture()
+def model_dir(tmp_path):
+    meta = {
+        "train": {"pairs": "/data/pairs.tsv", "batch_size": 64, "lr": 0.002, "bf16": True},
+        "model": {"vocab_size": 4096, "n_ctx": 192},
+        "result": {"steps": 1000, "minutes": 30.0, "history": [{"step": 1000, "dev_loss": 0.5, "dev_exact": 0.25}]},
+    }
+    (tmp_path / "train_config.json").write_text(json.dumps(meta))
+    manifest = {
+        "sha256": "abc",
+        "totals": {"kept": 1234},
+        "sources": [
+            {
+                "name": "tatoeba",
+                "licence": "CC BY 2.0 FR",
+                "attribution": "Tatoeba",
+                "url": "https://x",
+                "kept": 1000,
+                "files": ["/a", "/b"],
+            },
+        ],
+    }
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    return tmp_path
+
+
+def scores(p, r, fa, refusals=0):
+    return {
+        "rows": 10,
+        "precision": p,
+        "recall": r,
+        "f05": 0.5,
+        "false_alarm_rate": fa,
+        "abstention_rate": 0.1,
+        "refusals": refusals,
+    }
+
+
+def test_card_names_each_source_and_checks_each_target(model_dir):
+    summary = learner_card.summarise_corpus(model_dir / "manifest.json")
+    assert summary["kept"] == 1234 and "files" not in summary["sources"][0]  # no machine paths in the card
+    (model_dir / learner_card.CORPUS_FILE).write_text(json.dumps(summary))
+    results = {
+        "sets": {"learner dev, test half (held out)": scores(0.7, 0.1, 0.02)},
+        "targets": [{"set": "learner dev, test half (held out)", "name": "recall ≥ 0.2", "value": 0.1, "met": False}],
+        "min_token_prob": 0.7,
+        "latency": {"n": 5, "p50_ms": 9.5, "p95_ms": 12.0, "mean_prompt_tokens": 20, "mean_completion_tokens": 25},
+    }
+    card = learner_card.write(model_dir, results).read_text()
+    assert "| [tatoeba](https://x) | CC BY 2.0 FR | 1,000 | Tatoeba |" in card
+    assert "| learner dev, test half (held out) | recall ≥ 0.2 | 0.100 | no |" in card
+    assert "0.700 | 0.100 |" in card and "**9.50 ms**" in card and "Abstention threshold: 0.7" in card
+    assert json.loads((model_dir / "eval.json").read_text())["min_token_prob"] == 0.7
+
+
+def test_targets_are_judged_from_the_scores():
+    ok = {t[0]: t[2] for t in learner_card.TARGETS["learner dev, test half (held out)"]}
+    assert ok["precision ≥ 0.6"](0.6) and not ok["precision ≥ 0.6"](0.59)
+    assert ok["false alarms ≤ 3%"](0.03) and not ok["false alarms ≤ 3%"](0.031)
+    assert ok["refusals 0"](0) and not ok["refusals 0"](1)
