@@ -51,6 +51,7 @@ LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 CORRECT_PATH = "/v1/grammar/correct"
 STATS_PATH = "/v1/engine/stats"
 LITTLE_TOLERANCE = 0.10  # L and λ·W must agree within this share
+RATE_LIMITED_STATUS = 429  # `rate_limited`: the server's per-client limit (`corrige serve --rate-limit 0` lifts it)
 
 
 class NotLoopback(ValueError):
@@ -534,6 +535,7 @@ def summarize(run: LoadRun) -> dict[str, Any]:
         "requests": len(measured),
         "ok": len(ok),
         "errors": dict(Counter(r.error or f"http_{r.status}" for r in measured if not r.ok)),
+        "rate_limited": sum(r.status == RATE_LIMITED_STATUS for r in measured),  # the server's limit, not its speed
         "window_s": span,
         "latency_ms": _dist_ms([r.latency for r in ok]),
         "ttft_ms": _dist_ms([r.ttft for r in ok if r.ttft is not None]),

@@ -272,6 +272,15 @@ def load_table(summary: dict[str, Any], title: str) -> Table:
     return table
 
 
+def rate_limit_advice(limited: int, requests: int) -> str:
+    """What a load test that ran into the server's rate limit measured, and how to lift the limit."""
+    return (
+        f"rate limited: {limited} of {requests} requests were refused with 429 rate_limited, so this run measured "
+        "the server's per-client rate limit, not the server. Start the server with `corrige serve --rate-limit 0` "
+        "(or CORRIGE_RATE_LIMIT=0) for a load test."
+    )
+
+
 def load_lines(summary: dict[str, Any]) -> list[str]:
     g = summary["goodput"]
     slo = f"latency <= {g['slo_ms']:g} ms" + (f", TTFT <= {g['slo_ttft_ms']:g} ms" if g["slo_ttft_ms"] else "")
@@ -302,6 +311,8 @@ def load_lines(summary: dict[str, Any]) -> list[str]:
                 f"{server['lambda_W']:.2f} → {server['relative_error']:.1%} apart "
                 f"({'agree' if server['agree'] else 'DISAGREE'})"
             )
+    if summary.get("rate_limited"):  # last, where it is seen
+        lines.append(rate_limit_advice(summary["rate_limited"], summary["requests"]))
     return lines
 
 

@@ -13,10 +13,14 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+# Plain click help, for every sub-app too (they inherit the root's mode): flags read `--x / --no-x`
+# with their default and no `<bool>` tag (typer's rich panels tag every flag), and `[default: …]`
+# in a help text is text, not rich markup.
 app = typer.Typer(
     help="corrige: a grammar tutor for Spanish speakers learning English, served by a tiny GPT on a CPU.",
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode=None,
 )
 bench_app = typer.Typer(help="Benchmarks: medians and ratios, measured side by side in one run.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")

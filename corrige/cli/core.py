@@ -89,36 +89,53 @@ def train(
         console.print(f"  step {point.step:>6}: dev loss {point.dev_loss:.4f}, dev exact {point.dev_exact:.3f}")
 
 
+BUNDLED_MODEL_HELP = "the bundled seed model, corrige/models/seed"
+
+
 @app.command()
 def correct(
     sentences: Annotated[list[str], typer.Argument(help="One or more English sentences to correct.")],
-    model: Annotated[Path | None, typer.Option(help="Model directory (default: the bundled tutor).")] = None,
+    model: Annotated[
+        Path | None, typer.Option(help=f"Model directory.  [default: {BUNDLED_MODEL_HELP}]", show_default=False)
+    ] = None,
 ) -> None:
-    """Correct sentences and explain in Spanish: `corrige correct "Yesterday I goed to the store"`."""
+    """Correct sentences and explain in Spanish: `corrige correct "Yesterday I goed to the store"`.
+
+    Every sentence is tried; one the model cannot take (too long for its window) is reported in
+    its place, and the exit code is 2 when any was.
+    """
     _numpy_runtime_threads()
+    from rich.markup import escape
     from rich.table import Table
 
     from corrige.tutor.agent import Tutor
     from corrige.tutor.codec import PromptTooLong
 
     tutor = Tutor.load(model)
+    refused = 0
     for sentence in sentences:
+        console.print(f"[bold]{escape(sentence)}[/]", highlight=False, soft_wrap=True)
         try:
             c = tutor.correct(sentence)
         except PromptTooLong as exc:
-            console.print(f"[red]error[/] {exc}")
-            raise typer.Exit(2) from exc
-        console.print(f"[bold]{c.sentence}[/]")
+            refused += 1
+            console.print(f"  [red]error[/] ({exc.code}): {escape(str(exc))}", highlight=False, soft_wrap=True)
+            continue
         if c.abstained:
-            console.print(f"  [yellow]sin cambios[/] ({c.abstain_reason}): {c.gloss}")
+            console.print(f"  [yellow]sin cambios[/] ({c.abstain_reason}): {escape(c.gloss)}")
             continue
         mark = "[green]✓[/]" if not c.changed else "[cyan]→[/]"
-        console.print(f"  {mark} {c.corrected}\n  [italic]{c.gloss}[/]")
+        console.print(f"  {mark} {escape(c.corrected)}\n  [italic]{escape(c.gloss)}[/]")
         if c.edits:
             table = Table("start", "end", "original", "replacement", "category", box=None, padding=(0, 1))
             for e in c.edits:
-                table.add_row(str(e.start), str(e.end), e.original or "∅", e.replacement or "∅", e.category)
+                table.add_row(
+                    str(e.start), str(e.end), escape(e.original) or "∅", escape(e.replacement) or "∅", e.category
+                )
             console.print(table)
+    if refused:
+        console.print(f"[red]{refused} of {len(sentences)} sentences could not be corrected[/]")
+        raise typer.Exit(2)
 
 
 @app.command("eval")
@@ -311,28 +328,74 @@ def eval_cmd(
         console.print(f"[green]wrote[/] {json_path}")
 
 
+def _setting(*decls: str, help: str, default: str, env: str):
+    """A `serve` option left unset defaults to its `CORRIGE_*` setting; the help says which and what the default is.
+
+    The defaults are written here rather than read from `Settings` so that `--help` does not import the server.
+    """
+    return typer.Option(*decls, help=f"{help}  [default: {default}; env: CORRIGE_{env}]", show_default=False)
+
+
 @app.command()
 def serve(
-    batching: Annotated[str | None, typer.Option(help="none | threads | static | continuous.")] = None,
-    host: Annotated[str | None, typer.Option(help="Address to listen on.")] = None,
-    port: Annotated[int | None, typer.Option(help="Port to listen on.")] = None,
-    model: Annotated[Path | None, typer.Option(help="Model directory (default: the bundled tutor).")] = None,
-    max_batch: Annotated[int | None, typer.Option(help="Most requests in one model call.")] = None,
-    max_waiting: Annotated[int | None, typer.Option(help="Queued requests beyond this get 503.")] = None,
-    n_slots: Annotated[int | None, typer.Option(help="KV cache slots (requests in flight).")] = None,
-    threads: Annotated[int | None, typer.Option(help="Worker threads of --batching threads.")] = None,
-    queue_timeout: Annotated[float | None, typer.Option(help="Seconds a request may wait for the model (504).")] = None,
+    batching: Annotated[
+        str | None, _setting(help="none | threads | static | continuous.", default="continuous", env="BATCHING")
+    ] = None,
+    host: Annotated[str | None, _setting(help="Address to listen on.", default="127.0.0.1", env="HOST")] = None,
+    port: Annotated[int | None, _setting(help="Port to listen on.", default="8000", env="PORT")] = None,
+    model: Annotated[
+        Path | None, _setting(help="Model directory.", default=BUNDLED_MODEL_HELP, env="MODEL_DIR")
+    ] = None,
+    max_batch: Annotated[
+        int | None, _setting(help="Most requests in one model call.", default="32", env="MAX_BATCH")
+    ] = None,
+    max_waiting: Annotated[
+        int | None, _setting(help="Queued requests beyond this get 503.", default="256", env="MAX_WAITING")
+    ] = None,
+    n_slots: Annotated[
+        int | None, _setting(help="KV cache slots (requests in flight).", default="64", env="N_SLOTS")
+    ] = None,
+    threads: Annotated[
+        int | None, _setting(help="Worker threads of --batching threads.", default="4", env="N_THREADS")
+    ] = None,
+    queue_timeout: Annotated[
+        float | None,
+        _setting(help="Seconds a request may wait for the model (504).", default="10", env="QUEUE_TIMEOUT_S"),
+    ] = None,
     speculative_tokens: Annotated[
-        int | None, typer.Option(help="Guessed tokens checked per request per step (prompt lookup); 0: off.")
+        int | None,
+        _setting(
+            help="Guessed tokens checked per request per step (prompt lookup); 0: off.",
+            default="8",
+            env="SPECULATIVE_TOKENS",
+        ),
     ] = None,
     engine_process: Annotated[
         bool | None,
-        typer.Option("--engine-process/--engine-thread", help="Run the engine in a child process or a thread."),
+        _setting(
+            "--engine-process/--engine-thread",
+            help="Run the engine in a child process or a thread.",
+            default="engine-process",
+            env="ENGINE_PROCESS",
+        ),
     ] = None,
-    rate_limit: Annotated[float | None, typer.Option(help="Requests/s per client; 0 disables the limit.")] = None,
-    max_body_bytes: Annotated[int | None, typer.Option(help="Larger request bodies get 413.")] = None,
-    drain_grace: Annotated[float | None, typer.Option(help="Seconds in-flight requests get on SIGTERM.")] = None,
-    access_log: Annotated[bool | None, typer.Option("--access-log/--no-access-log", help="Log every request.")] = None,
+    rate_limit: Annotated[
+        float | None,
+        _setting(
+            help="Requests/s per client; 0 turns off every rate limit (load tests do).", default="20", env="RATE_LIMIT"
+        ),
+    ] = None,
+    max_body_bytes: Annotated[
+        int | None, _setting(help="Larger request bodies get 413.", default="16384", env="MAX_BODY_BYTES")
+    ] = None,
+    drain_grace: Annotated[
+        float | None,
+        _setting(help="Seconds in-flight requests get on SIGTERM.", default="10", env="DRAIN_GRACE_S"),
+    ] = None,
+    access_log: Annotated[
+        bool | None,
+        _setting("--access-log/--no-access-log", help="Log every request.", default="access-log", env="ACCESS_LOG"),
+    ] = None,
 ) -> None:
     """Serve the tutor over HTTP (grammar API + OpenAI-compatible API). Options override CORRIGE_* variables."""
     import os

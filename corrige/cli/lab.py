@@ -123,12 +123,12 @@ def bench_load(
     if not summary["requests"]:
         console.print("[red]no request was measured[/]")
         raise typer.Exit(1)
-    console.print(f"{url}{spec.path}, sentences from the tutor's test split")
-    console.print(load_table(summary, f"{mode} loop, {what}"))
-    for line in load_lines(summary):
-        console.print(line, soft_wrap=True)
     if output:
         _write_json(output, run.to_json())
+    console.print(f"{url}{spec.path}, sentences from the tutor's test split")
+    console.print(load_table(summary, f"{mode} loop, {what}"))
+    for line in load_lines(summary):  # the last says so when the server's rate limit refused requests
+        console.print(line, soft_wrap=True)
     if summary["ok"] == 0:
         raise typer.Exit(1)
 

@@ -310,7 +310,8 @@ def make_splits(
             eval_clean.update(ex.corrected for ex in examples)
             eval_sources.update(ex.source for ex in examples)
         splits[name] = examples
-        log.info("%s: %d examples (%d correct)", name, len(examples), sum(ex.is_correct for ex in examples))
+        if n:  # callers that want one split ask for 0 of the others: nothing to say about those
+            log.debug("%s: %d examples (%d correct)", name, len(examples), sum(ex.is_correct for ex in examples))
     return {k: splits[k] for k in ("train", "dev", "test")}
 
 

@@ -1,5 +1,6 @@
 """Examples and splits: balance, determinism, disjointness, held-out templates, no ambiguity."""
 
+import logging
 from collections import Counter
 
 from corrige.tutor.categories import SYNTHETIC_CATEGORY_IDS
@@ -121,3 +122,12 @@ def test_same_corpus_in_another_process():
     ).stdout.strip()
     here = make_splits(seed=11, n_train=300, n_dev=50, n_test=50)
     assert out == "|".join(e.target for v in here.values() for e in v)
+
+
+def test_asking_for_one_split_logs_nothing_about_the_others(caplog):
+    """The portal's quiz and the load generator ask for the test split alone, at every start."""
+    with caplog.at_level(logging.DEBUG, logger="corrige.tutor.data"):
+        make_splits(seed=5, n_train=0, n_dev=0, n_test=40)
+    messages = [r.getMessage() for r in caplog.records if r.name == "corrige.tutor.data"]
+    assert messages == ["test: 40 examples (16 correct)"]
+    assert all(r.levelno == logging.DEBUG for r in caplog.records if r.name == "corrige.tutor.data")
