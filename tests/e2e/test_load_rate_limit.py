@@ -6,15 +6,21 @@ import json
 import subprocess
 import sys
 
-from conftest import SERVE, base_env
 from e2e_support import ServerProcess
 
+SERVE = ["-m", "corrige.cli", "serve"]
 REQUESTS = 20
 
 
 def test_load_that_hits_the_rate_limit_says_so_and_how_to_lift_it(model_dir, tmp_path):
     # 2 requests/s per client, a bucket of 2: 2 clients sending back to back run into it at once
-    env = base_env(model_dir, CORRIGE_RATE_LIMIT="2", CORRIGE_RATE_BURST="2")
+    env = {
+        "CORRIGE_MODEL_DIR": str(model_dir),
+        "CORRIGE_RATE_LIMIT": "2",
+        "CORRIGE_RATE_BURST": "2",
+        "CORRIGE_TRACING": "false",
+        "CORRIGE_PORTAL_DB": str(tmp_path / "portal.sqlite"),
+    }
     server = ServerProcess(SERVE, env, tmp_path / "server.log").start()
     output = tmp_path / "load.json"
     try:
