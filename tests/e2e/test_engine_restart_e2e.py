@@ -97,7 +97,8 @@ class Load:
 
 @dataclass(frozen=True)
 class Probe:
-    start: float
+    start: float  # when /readyz was asked
+    end: float  # ...and when it answered
     healthz: int
     readyz: int
     readyz_code: str | None
@@ -124,13 +125,13 @@ class Monitor:
     def _poll(self) -> None:
         with httpx.Client(timeout=30.0) as client:
             while not self.stopped.wait(0.02):
-                start = time.monotonic()
                 health = client.get(f"{self.url}/healthz")
+                start = time.monotonic()
                 ready = client.get(f"{self.url}/readyz")
                 code = None if ready.status_code == 200 else ready.json()["error"]["code"]
-                self.probes.append(
-                    Probe(start, health.status_code, ready.status_code, code, ready.headers.get("retry-after"))
-                )
+                retry_after = ready.headers.get("retry-after")
+                probe = Probe(start, time.monotonic(), health.status_code, ready.status_code, code, retry_after)
+                self.probes.append(probe)
 
 
 def engine_pid(server) -> int:
@@ -159,7 +160,7 @@ def test_a_killed_engine_process_is_replaced_under_load(make_server):
 
     # the server was alive throughout; readiness failed while the engine restarted, and only then
     assert monitor.probes and all(p.healthz == 200 for p in monitor.probes)
-    assert all(p.readyz == 200 for p in monitor.probes if p.start < killed_at)
+    assert all(p.readyz == 200 for p in monitor.probes if p.end < killed_at)
     after = [p for p in monitor.probes if p.start > killed_at]
     states = "".join("U" if p.readyz == 200 else "D" for p in after)
     assert re.fullmatch("U*D+U+", states), states  # (U* : the moments before the server saw it die)
