@@ -283,7 +283,7 @@ def traces_audit(
     elif count:
         from rich.table import Table
 
-        console.print(f"[red]{count} orphan spans[/] out of {total} in {trace_store.path}")
+        console.print(f"[red]{count} orphan span{'' if count == 1 else 's'}[/] out of {total} in {trace_store.path}")
         table = Table("trace", "span", "name", "parent", "request id", "why")
         for row in listed:
             table.add_row(
