@@ -259,10 +259,13 @@ _WORDNET_EXAMPLE = re.compile(r'"([^"]+)"')
 
 
 def _wordnet_sentence(example: str) -> Passage:
-    """A WordNet example as a sentence, or a `fragment` when it is only a phrase ("a strong wind")."""
+    """A WordNet example as a sentence, or a `fragment` when it is only a phrase ("a strong wind"). WordNet
+    capitalises its whole-sentence examples; a lowercase one is a clause when it starts with a subject pronoun
+    or holds an auxiliary verb ("he ran away", "the team is a unit")."""
     text = example.strip().strip(";").strip()
     words = [w.lower() for w in _WORD.findall(text)]
-    if len(words) < MIN_WORDS or not (words[0] in _SUBJECTS or any(w in _VERB_CUES for w in words)):
+    clause = text[:1].isupper() or (bool(words) and words[0] in _SUBJECTS) or any(w in _VERB_CUES for w in words)
+    if len(words) < MIN_WORDS or not clause:
         return Passage(text, reject="fragment")
     text = text[0].upper() + text[1:]
     if not _END.search(text):

@@ -119,7 +119,7 @@ WORDNET = (
     "  1 This software and database is being provided to you, the LICENSEE, by Princeton University.\n"
     '00001740 29 v 04 breathe 0 | draw air into, and expel out of, the lungs; "I can breathe better when the air is '
     'clean"; "The patient is breathing"\n'
-    '00002325 29 v 01 respire 0 | undergo cellular respiration; "a strong wind"\n'
+    '00002325 29 v 01 respire 0 | undergo cellular respiration; "a strong wind"; "The shooting victim fell dead"\n'
 )
 
 
@@ -130,7 +130,9 @@ def test_read_wordnet_examples_as_sentences(tmp_path: Path) -> None:
     assert [p.text for p in passages if p.reject is None] == [
         "I can breathe better when the air is clean.",
         "The patient is breathing.",
+        "The shooting victim fell dead.",
     ]
+    assert [p.text for p in passages if p.reject] == ["a strong wind"]
     assert [p.reject for p in passages if p.reject] == ["fragment"]
 
 
@@ -332,6 +334,7 @@ def test_build_counts_dedups_and_writes_manifest(tmp_path: Path) -> None:
             "My brother works in a hospital.",
             "I can breathe better when the air is clean.",
             "The patient is breathing.",
+            "The shooting victim fell dead.",
             "The children ran down the hill.",
             "They were very happy that morning.",
             '"Come back!" cried their mother.',
@@ -393,7 +396,7 @@ def test_cli_build_end_to_end(tmp_path: Path) -> None:
     assert "tatoeba" in result.output and "total" in result.output
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["seed"] == 3
-    assert manifest["totals"]["kept"] == len((out / "sentences.txt").read_text().splitlines()) == 14
+    assert manifest["totals"]["kept"] == len((out / "sentences.txt").read_text().splitlines()) == 15
     missing = CliRunner().invoke(app, ["corpus", "build", str(tmp_path / "nowhere"), "--out", str(out)])
     assert missing.exit_code != 0
     listing = CliRunner().invoke(app, ["corpus", "sources"])
