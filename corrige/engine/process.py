@@ -87,6 +87,7 @@ class EngineProcess(FrontEnd):
         self._send_lock = threading.Lock()
         self._sinks: dict[str, Sink] = {}
         self._held: list[tuple[tuple, float]] = []  # adds submitted while restarting, and when
+        self._abandoned: set[str] = set()  # ...of those, the ids their callers aborted
         self._closing = False
         self._gone = False  # the reader saw the pipe close: the child exited (or is exiting)
         self._restarting = False  # ...and a new one is on its way
@@ -135,18 +136,17 @@ class EngineProcess(FrontEnd):
         return RequestStream(self, request_id, sink)
 
     def abort(self, request_id: str) -> None:
-        """Abort a request, waiting or running (from any thread). Unknown ids are ignored."""
-        with self._lock:
-            if request_id not in self._sinks or self._closing:
+        """Abort a request, waiting or running (from any thread). Unknown ids are ignored.
+
+        It takes no lock: an abandoned stream aborts from `__del__`, which the garbage collector
+        can run on a thread that holds one already."""
+        if request_id not in self._sinks or self._closing:
+            return
+        if self._restarting:  # no child to tell: the new one never gets it (see `_attach`)
+            self._abandoned.add(request_id)
+            if self._restarting:
                 return
-            held = [h for h in self._held if h[0][1] == request_id]
-            if held:  # its caller went away while the child restarted: it never reaches one
-                self._held.remove(held[0])
-                del self._sinks[request_id]
-                self._sent -= 1
-                self._sent_since_snapshot -= 1
-                return
-        self._send(("abort", request_id))
+        self._send(("abort", request_id))  # (also when the new child came meanwhile, and may have it)
 
     @property
     def running(self) -> bool:
@@ -234,7 +234,10 @@ class EngineProcess(FrontEnd):
             if attach:
                 self._process, self._conn = process, conn
                 self._snapshot, self._free = snapshot, free  # places it can still fill at its next step
-                held, self._held = self._held, []
+                held = [h for h in self._held if h[0][1] not in self._abandoned]
+                for request_id in self._abandoned:
+                    self._sinks.pop(request_id, None)
+                self._held, self._abandoned = [], set()
                 self._sent = self._sent_since_snapshot = len(held)  # adds sent ...that it has not read yet
                 self._gone = self._restarting = False
                 self._done.clear()
@@ -294,10 +297,13 @@ class EngineProcess(FrontEnd):
         logger.critical("the engine process died too often (%s); giving up", self._restarts.policy)
         with self._lock:
             self._failed = True
+        if self._on_give_up is not None:  # first: whoever sees a request fail now sees the server going
+            try:
+                self._on_give_up()
+            except Exception:
+                logger.exception("on_give_up failed")
         self._end_all(EngineClosed("the engine process failed and will not be restarted"))
         self._done.set()
-        if self._on_give_up is not None:
-            self._on_give_up()
 
     # ---- plumbing ----
 
@@ -377,7 +383,7 @@ class EngineProcess(FrontEnd):
             self._gone = True
             self._restarting = restarting and not self._closing
             sinks, self._sinks = self._sinks, {}
-            self._held = []
+            self._held, self._abandoned = [], set()
             # a new child starts empty, every place free
             self._snapshot = replace(self._snapshot, running=0, waiting=0, slots_used=0)
             self._sent = self._sent_since_snapshot = 0
