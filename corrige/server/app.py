@@ -18,8 +18,8 @@ from fastapi.staticfiles import StaticFiles
 
 from corrige import __version__
 from corrige.portal.forms import FormPostMiddleware
+from corrige.server import openapi
 from corrige.server.context import RequestContextMiddleware
-from corrige.server.error_codes import describe_errors
 from corrige.server.errors import install_error_handlers
 from corrige.server.guards import (
     BodyGuardMiddleware,
@@ -72,8 +72,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.mount(portal.STATIC_PATH, portal.static_files(), name="portal-static")
     install_error_handlers(app)
     app.state.error_page = portal.page_for_error  # refusals of the portal's pages are pages too
-    build_openapi = app.openapi
-    app.openapi = lambda: describe_errors(build_openapi())  # type: ignore[method-assign]
+    openapi.install(app)  # error responses from the table of codes, request constraints from the settings
 
     # add_middleware wraps: the last one added is the outermost
     body_limits = {"max_bytes": settings.max_body_bytes, "timeout_s": settings.body_timeout_s}

@@ -3,13 +3,23 @@ when. The README's error table and docs/portal.md's are generated from it (`pyth
 corrige.server.error_codes api|portal` prints them; a test checks the docs hold them word for
 word, and that every code the source raises is here), and so are the OpenAPI document's error
 responses and the `code` field's list of values.
+
+`where` says which operations can answer with a code, as traits of an operation that
+`corrige.server.openapi` reads off the app (`any`, `body`: a POST, whose body the body guard
+reads; `params`: it has parameters or a body to validate; `text`, `text:<kind>`: its body holds
+learner text of that kind (`schemas.text_field`); `model`: it runs the model; `loaded`: it needs
+the model loaded; `portal`; `csrf`; `drained`, `rate_limited`, `operator`: a middleware covers
+its path) or as `METHOD /path` for one operation. `unstated` says where a request that its
+schema allows can still get the code: conditions no JSON Schema states (the model's token
+window, what an exam holds); everywhere else the request schemas state them (`minLength`,
+`pattern`, bounds), so that a request valid against the document is never refused for them.
 """
 
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 Doc = Literal["api", "portal"]
 
@@ -20,98 +30,192 @@ class ErrorCode:
     code: str
     when: str  # Markdown, for the docs
     doc: Doc = "api"  # which table lists it: the README's ("api") or docs/portal.md's ("portal")
+    where: tuple[str, ...] = ()  # the operations that can answer with it (traits or `METHOD /path`)
+    unstated: tuple[str, ...] = ()  # where a request its schema allows may still get it
 
 
 ERROR_CODES: tuple[ErrorCode, ...] = (
-    ErrorCode(400, "invalid_json", "the body is not valid JSON, or nests deeper than 32 levels"),
-    ErrorCode(400, "invalid_encoding", "the body is not UTF-8, or the text holds a lone surrogate"),
+    ErrorCode(400, "invalid_json", "the body is not valid JSON, or nests deeper than 32 levels", where=("body",)),
+    ErrorCode(400, "invalid_encoding", "the body is not UTF-8, or the text holds a lone surrogate", where=("body",)),
     ErrorCode(
         400,
         "invalid_characters",
         "NUL or another control character (tab and newlines are fine), a bidirectional override, a BOM",
+        where=("text", "POST /v1/chat/completions"),
+        unstated=("POST /v1/chat/completions",),
     ),
     ErrorCode(
         400,
         "prompt_injection",
         "a special-token marker (`<\\|`, `\\|>`, as in `<\\|sep\\|>`), or the tutor's answer separator ` / `",
+        where=("text", "POST /v1/chat/completions"),
+        unstated=("POST /v1/chat/completions",),
     ),
-    ErrorCode(401, "unauthorized", "an operator endpoint without the operator token, when `ADMIN_TOKEN` is set"),
-    ErrorCode(404, "not_found", "no such route"),
-    ErrorCode(404, "model_not_found", "an OpenAI route named another model"),
-    ErrorCode(404, "metrics_disabled", "`/metrics` on a server started with `CORRIGE_METRICS=false`"),
-    ErrorCode(405, "method_not_allowed", "wrong method for the route"),
+    ErrorCode(
+        401,
+        "unauthorized",
+        "an operator endpoint without the operator token, when `ADMIN_TOKEN` is set",
+        where=("operator",),
+    ),
+    ErrorCode(404, "not_found", "no such route", where=()),
+    ErrorCode(
+        404,
+        "model_not_found",
+        "an OpenAI route named another model",
+        where=("POST /v1/completions", "POST /v1/chat/completions"),
+    ),
+    ErrorCode(
+        404, "metrics_disabled", "`/metrics` on a server started with `CORRIGE_METRICS=false`", where=("GET /metrics",)
+    ),
+    ErrorCode(405, "method_not_allowed", "wrong method for the route", where=()),
     ErrorCode(
         408,
         "body_timeout",
         "the body did not arrive within `body_timeout_s` of the request's headers; `Connection: close`",
+        where=("body",),
     ),
     ErrorCode(
         413,
         "body_too_large",
         "the body is over `max_body_bytes` (refused by `Content-Length`, or as soon as the count passes it)",
+        where=("body",),
     ),
-    ErrorCode(415, "unsupported_media_type", "a body without `Content-Type: application/json`"),
+    ErrorCode(415, "unsupported_media_type", "a body without `Content-Type: application/json`", where=("body",)),
     ErrorCode(
         422,
         "validation_error",
         'an unknown field, a wrong type (no coercion: `"stream": "yes"` is refused), a missing field or '
         "a path id out of range; the message names it (`sentence: Input should be a valid string`, `sentences[1]: …`)",
+        where=("params",),
     ),
-    ErrorCode(422, "empty_sentence", "the sentence is empty or blank"),
+    ErrorCode(
+        422,
+        "empty_sentence",
+        "the sentence is empty or blank",
+        where=("text:sentence", "POST /v1/chat/completions"),
+        unstated=("POST /v1/chat/completions",),
+    ),
     ErrorCode(
         422,
         "prompt_too_long",
         "the sentence is over `max_sentence_chars`, or too long for the model's window with room for the answer",
+        where=("text:sentence", "POST /v1/chat/completions"),
+        unstated=("any",),
     ),
-    ErrorCode(422, "batch_too_large", "more sentences than `max_batch_sentences`"),
-    ErrorCode(422, "empty_prompt", "`/v1/completions` with an empty text prompt"),
-    ErrorCode(422, "invalid_request", "the engine cannot serve it as asked (e.g. `max_tokens` beyond the window)"),
-    ErrorCode(422, "unknown_profile", "`/v1/obs/summary` or `/dashboard` named a budget profile the file lacks"),
+    ErrorCode(
+        422, "batch_too_large", "more sentences than `max_batch_sentences`", where=("POST /v1/grammar/correct:batch",)
+    ),
+    ErrorCode(422, "empty_prompt", "`/v1/completions` with an empty text prompt", where=("text:prompt",)),
+    ErrorCode(
+        422,
+        "invalid_request",
+        "the engine cannot serve it as asked (e.g. `max_tokens` beyond the window)",
+        where=("POST /v1/completions",),
+        unstated=("any",),
+    ),
+    ErrorCode(
+        422,
+        "unknown_profile",
+        "`/v1/obs/summary` or `/dashboard` named a budget profile the file lacks",
+        where=("GET /v1/obs/summary",),
+    ),
     ErrorCode(
         429,
         "rate_limited",
         "over a rate limit: per client address, per learner session on the portal, or the tools' own; "
         "`Retry-After` says when to retry",
+        where=("rate_limited",),
     ),
-    ErrorCode(500, "internal_error", "a bug or a model failure (logged with the request id)"),
-    ErrorCode(500, "bad_budget", "the latency budget file cannot be read (logged)"),
-    ErrorCode(502, "tool_failed", "a subprocess tool (`/v1/tools/rules`) failed or answered garbage (logged)"),
-    ErrorCode(503, "overloaded", "the engine's waiting queue is full (`max_waiting`); `Retry-After`"),
-    ErrorCode(503, "tools_busy", "`max_tool_processes` tool processes are already running; `Retry-After`"),
-    ErrorCode(503, "draining", "the server is shutting down; `Retry-After`, `Connection: close`"),
-    ErrorCode(503, "not_ready", "the model is not loaded yet, or the engine stopped; `Retry-After`"),
+    ErrorCode(500, "internal_error", "a bug or a model failure (logged with the request id)", where=("any",)),
+    ErrorCode(500, "bad_budget", "the latency budget file cannot be read (logged)", where=("GET /v1/obs/summary",)),
+    ErrorCode(
+        502,
+        "tool_failed",
+        "a subprocess tool (`/v1/tools/rules`) failed or answered garbage (logged)",
+        where=("POST /v1/tools/rules",),
+    ),
+    ErrorCode(503, "overloaded", "the engine's waiting queue is full (`max_waiting`); `Retry-After`", where=("model",)),
+    ErrorCode(
+        503,
+        "tools_busy",
+        "`max_tool_processes` tool processes are already running; `Retry-After`",
+        where=("POST /v1/tools/rules",),
+    ),
+    ErrorCode(
+        503,
+        "draining",
+        "the server is shutting down; `Retry-After`, `Connection: close`",
+        where=("drained", "GET /readyz"),
+    ),
+    ErrorCode(
+        503,
+        "not_ready",
+        "the model is not loaded yet, or the engine stopped; `Retry-After`",
+        where=("loaded", "GET /readyz"),
+    ),
     ErrorCode(
         503,
         "engine_closed",
         "the engine shut down while the request was in flight (drain grace period over, or its process given up)",
+        where=("model",),
     ),
     ErrorCode(
         503,
         "engine_restarting",
         "the engine process died while the request was in flight, or `/readyz` while a new one starts "
         "(requests sent meanwhile wait for it); `Retry-After`",
+        where=("model", "GET /readyz"),
     ),
     ErrorCode(
         503,
         "engine_failed",
         "`/healthz`: the engine process died more than `ENGINE_MAX_RESTARTS` times in a minute and was "
         "given up; the server exits with a non-zero status",
+        where=("GET /healthz",),
     ),
-    ErrorCode(504, "deadline_exceeded", "the request waited longer than `queue_timeout_s` for the model"),
-    ErrorCode(None, "http_error", "any other HTTP error from the framework, with its own status"),
+    ErrorCode(
+        504, "deadline_exceeded", "the request waited longer than `queue_timeout_s` for the model", where=("model",)
+    ),
+    ErrorCode(None, "http_error", "any other HTTP error from the framework, with its own status", where=()),
     # the learner portal's own
-    ErrorCode(403, "csrf_failed", "a POST without the session's CSRF token", "portal"),
-    ErrorCode(404, "question_not_found", "no question with that id", "portal"),
-    ErrorCode(404, "exam_not_found", "no such exam for this learner", "portal"),
-    ErrorCode(409, "already_answered", "an exam question answered twice", "portal"),
-    ErrorCode(422, "empty_answer", "a blank answer", "portal"),
-    ErrorCode(422, "answer_too_long", "an answer over `MAX_SENTENCE_CHARS`", "portal"),
-    ErrorCode(422, "question_not_in_exam", "answering an exam with a question it does not have", "portal"),
+    ErrorCode(403, "csrf_failed", "a POST without the session's CSRF token", "portal", where=("csrf",)),
+    ErrorCode(
+        404,
+        "question_not_found",
+        "no question with that id",
+        "portal",
+        where=("GET /portal/api/quiz/question", "POST /portal/api/quiz/answer"),
+    ),
+    ErrorCode(
+        404,
+        "exam_not_found",
+        "no such exam for this learner",
+        "portal",
+        where=("GET /portal/api/exams/{exam_id}", "POST /portal/api/exams/{exam_id}/answers"),
+    ),
+    ErrorCode(
+        409,
+        "already_answered",
+        "an exam question answered twice",
+        "portal",
+        where=("POST /portal/api/exams/{exam_id}/answers",),
+    ),
+    ErrorCode(422, "empty_answer", "a blank answer", "portal", where=("text:answer",)),
+    ErrorCode(422, "answer_too_long", "an answer over `MAX_SENTENCE_CHARS`", "portal", where=("text:answer",)),
+    ErrorCode(
+        422,
+        "question_not_in_exam",
+        "answering an exam with a question it does not have",
+        "portal",
+        where=("POST /portal/api/exams/{exam_id}/answers",),
+        unstated=("any",),
+    ),
     ErrorCode(
         503,
         "portal_unavailable",
         "the portal's database could not be opened at start-up (logged; the APIs still serve)",
         "portal",
+        where=("portal",),
     ),
 )
 
@@ -126,23 +230,20 @@ def markdown_table(doc: Doc) -> str:
     return "\n".join(rows) + "\n"
 
 
-def response_description(status: int) -> str:
-    """An OpenAPI response's description: the codes a status can carry."""
-    codes = [f"`{e.code}`" for e in ERROR_CODES if e.status == status]
-    return "Error model; `code` is one of " + ", ".join(codes) if codes else "Error model"
+def applies(where: tuple[str, ...], operation: str, traits: frozenset[str]) -> bool:
+    """Whether `where` names this operation (`METHOD /path`) or one of its traits."""
+    return any(w == operation or w in traits for w in where)
 
 
-def error_responses(model: Any, statuses: tuple[int, ...]) -> dict[int | str, dict[str, Any]]:
-    """FastAPI `responses=` for the given statuses, described from the table."""
-    return {status: {"model": model, "description": response_description(status)} for status in statuses}
+def codes_of(operation: str, traits: frozenset[str]) -> list[ErrorCode]:
+    """The codes an operation can answer with, by status."""
+    found = [e for e in ERROR_CODES if e.status is not None and applies(e.where, operation, traits)]
+    return sorted(found, key=lambda e: e.status or 0)
 
 
-def describe_errors(document: dict[str, Any]) -> dict[str, Any]:
-    """An OpenAPI document with the table's codes as the values of the error model's `code`."""
-    detail = document.get("components", {}).get("schemas", {}).get("ErrorDetail")
-    if detail is not None:
-        detail["properties"]["code"]["enum"] = sorted(BY_CODE)
-    return document
+def unstated_codes(operation: str, traits: frozenset[str]) -> list[str]:
+    """The codes a request that the operation's schema allows may still get."""
+    return [e.code for e in codes_of(operation, traits) if applies(e.unstated, operation, traits | {"any"})]
 
 
 if __name__ == "__main__":  # regenerate a docs table: python -m corrige.server.error_codes api

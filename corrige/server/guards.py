@@ -345,10 +345,33 @@ def replay_body(body: bytes, more: bool, receive: Receive) -> Receive:
 
 # C0 and C1 controls but tab, newline and carriage return; bidirectional overrides and isolates
 # (text that displays differently from what the model reads); BOM and noncharacters.
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufeff\ufffe\uffff]")
+CONTROL_RANGES = ((0x00, 0x08), (0x0B, 0x0C), (0x0E, 0x1F), (0x7F, 0x9F), (0x202A, 0x202E), (0x2066, 0x2069))
+CONTROL_RANGES += ((0xFEFF, 0xFEFF), (0xFFFE, 0xFFFF))
+# whitespace as Python's `str.isspace` and `re`'s \s read it, less the controls above (refused anyway)
+SPACE_RANGES = ((0x09, 0x0A), (0x0D, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A))
+SPACE_RANGES += ((0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000))
+
+
+def char_class(ranges: Iterable[tuple[int, int]]) -> str:
+    """The inside of a regex character class, as \\uXXXX escapes that Python and ECMA-262 read alike."""
+    return "".join(f"\\u{a:04x}" if a == b else f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges)
+
+
+_CONTROLS, _SPACES = char_class(CONTROL_RANGES), char_class(SPACE_RANGES)
+_CONTROL = re.compile(f"[{_CONTROLS}]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SPECIAL_MARKER = re.compile(r"<\||\|>")  # the model's special tokens look like <|sep|>
 _ANSWER_SEPARATOR = re.compile(r"\s/\s")  # the tutor's output is "corrected / gloss"
+
+
+def text_pattern(*, tutor_format: bool = True, nonblank: bool = False) -> str:
+    """`check_text`'s rules as one JSON Schema `pattern` (ECMA-262, and Python's `re` reads it the
+    same): no control character, no special-token marker, with `tutor_format` no answer separator,
+    with `nonblank` at least one character that is not whitespace (`str.strip` leaves it). The
+    OpenAPI document states them with it (corrige.server.openapi); a test holds the two to agree."""
+    refused = r"<\||\|>" + (f"|[{_SPACES}]/[{_SPACES}]" if tutor_format else "")
+    body = f"[^{_CONTROLS}]*[^{_CONTROLS}{_SPACES}][^{_CONTROLS}]*" if nonblank else f"[^{_CONTROLS}]*"
+    return rf"^(?![\s\S]*(?:{refused})){body}$"
 
 
 def check_text(text: str, field: str, *, tutor_format: bool = True) -> None:

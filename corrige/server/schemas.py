@@ -1,11 +1,44 @@
 """Request and response models. Requests forbid unknown fields and are strict about types
-(`"stream": "yes"` is a 422 naming `stream`, not a silent `True`)."""
+(`"stream": "yes"` is a 422 naming `stream`, not a silent `True`; an integer may be written
+`4.0`, as JSON Schema counts it an integer, but never `"4"` or `true`).
+
+Learner text is marked with its kind (`text_field`) and bounds that depend on the server's
+settings or model with the setting's name (`limits`); the OpenAPI document turns both into the
+constraints the server enforces (corrige.server.openapi).
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+TEXT = "x-corrige-text"  # the kind of learner text a string holds: sentence, answer, prompt, query
+LIMITS = "x-corrige-limits"  # JSON Schema keywords whose values are named limits of the server
+
+
+def text_field(kind: str, **kwargs: Any) -> Any:
+    """A string field holding learner text of `kind`, checked by the guards (`check_text`)."""
+    return Field(json_schema_extra={TEXT: kind}, **kwargs)
+
+
+def limits(**keywords: Any) -> dict[str, Any]:
+    """`json_schema_extra` for keywords whose value is a named limit (`maxItems="max_batch_sentences"`)."""
+    return {LIMITS: keywords}
+
+
+def _integral(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+# an integer of a strict model that also takes 4.0 (an integer to JSON Schema), never "4" or true; with
+# bounds, `Annotated[int, Field(ge=1), INTEGRAL]` (after the bounds, or an optional one's schema loses them)
+INTEGRAL = BeforeValidator(_integral)
+JsonInt = Annotated[int, INTEGRAL]
+MAX_JSON_INT = 2**53 - 1  # the largest integer every JSON reader holds exactly (I-JSON, RFC 7493)
+SentenceText = Annotated[str, text_field("sentence")]
+# a token id: the engine refuses those outside the vocabulary (422 invalid_request)
+TokenId = Annotated[JsonInt, Field(json_schema_extra={"minimum": 0, **limits(maximum="max_token_id")})]
 
 
 class StrictModel(BaseModel):
@@ -29,13 +62,17 @@ class ErrorResponse(BaseModel):
 
 
 class CorrectRequest(StrictModel):
-    sentence: str = Field(description="One English sentence written by a learner.")
+    sentence: str = text_field("sentence", description="One English sentence written by a learner.")
     stream: bool = Field(False, description="Answer as server-sent events: tokens as they decode, then the result.")
     rules: bool = Field(True, description="Include the rule cards that explain the edits (`rules` in the answer).")
 
 
 class BatchCorrectRequest(StrictModel):
-    sentences: list[str] = Field(min_length=1, description="Sentences to correct together (at most the server limit).")
+    sentences: list[SentenceText] = Field(
+        min_length=1,
+        description="Sentences to correct together (at most the server limit).",
+        json_schema_extra=limits(maxItems="max_batch_sentences"),
+    )
 
 
 class EditOut(BaseModel):
@@ -98,17 +135,29 @@ class StreamOptions(StrictModel):
     include_usage: bool = False
 
 
+# the one model a server serves (another name: 404 model_not_found)
+MODEL_FIELD: Any = Field(
+    description="The served model's id (`GET /v1/models`).", json_schema_extra=limits(enum="model_names")
+)
+
+
 class CompletionRequest(StrictModel):
-    model: str
-    prompt: str | list[int] = Field(description="Text (encoded after a <bos> token) or token ids, used as they are.")
-    max_tokens: int | None = Field(None, ge=1)
+    model: str = MODEL_FIELD
+    prompt: (
+        Annotated[str, text_field("prompt")]
+        | Annotated[list[TokenId], Field(json_schema_extra={"minItems": 1, **limits(maxItems="max_prompt_tokens")})]
+    ) = Field(description="Text (encoded after a <bos> token) or token ids, used as they are.")
+    max_tokens: Annotated[int, Field(ge=1), INTEGRAL] | None = Field(
+        None, json_schema_extra=limits(maximum="max_new_tokens")
+    )
     temperature: float = Field(1.0, ge=0.0, le=2.0)
     top_p: float = Field(1.0, gt=0.0, le=1.0)
-    n: int = Field(1, ge=1, le=1, description="Only one choice per request.")
+    n: JsonInt = Field(1, ge=1, le=1, description="Only one choice per request.")
     stream: bool = False
     stream_options: StreamOptions | None = None
-    # NumPy's generators take 0 <= seed; 2**63 keeps it a signed 64-bit integer, as OpenAI's is
-    seed: int | None = Field(None, ge=0, lt=2**63)
+    # NumPy's generators take 0 <= seed; at most 2**53 - 1, the integers JSON carries exactly (RFC 7493):
+    # past it a client's (or a validator's) double rounds the seed, and 2**63 + 190 reads as 2**63
+    seed: Annotated[int, Field(ge=0, le=MAX_JSON_INT), INTEGRAL] | None = None
     user: str | None = None
 
 
@@ -124,17 +173,20 @@ class ChatMessage(StrictModel):
 
 
 class ChatCompletionRequest(StrictModel):
-    model: str
-    messages: list[ChatMessage] = Field(min_length=1)
+    model: str = MODEL_FIELD
+    # the last `user` message goes to the tutor: without one, 422 validation_error
+    messages: list[ChatMessage] = Field(
+        min_length=1, json_schema_extra={"contains": {"type": "object", "properties": {"role": {"const": "user"}}}}
+    )
     # Accepted for compatibility; the tutor always decodes greedily and writes a whole correction.
-    max_tokens: int | None = Field(None, ge=1)
-    max_completion_tokens: int | None = Field(None, ge=1)
+    max_tokens: Annotated[int, Field(ge=1), INTEGRAL] | None = None
+    max_completion_tokens: Annotated[int, Field(ge=1), INTEGRAL] | None = None
     temperature: float | None = Field(None, ge=0.0, le=2.0)
     top_p: float | None = Field(None, gt=0.0, le=1.0)
-    n: int = Field(1, ge=1, le=1, description="Only one choice per request.")
+    n: JsonInt = Field(1, ge=1, le=1, description="Only one choice per request.")
     stream: bool = False
     stream_options: StreamOptions | None = None
-    seed: int | None = None
+    seed: JsonInt | None = None
     user: str | None = None
 
 

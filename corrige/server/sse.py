@@ -17,6 +17,17 @@ DONE = b"data: [DONE]\n\n"
 _REPLACEMENT = "\ufffd"  # what decoding shows for an incomplete UTF-8 sequence
 
 
+def stream_doc(description: str, example: str, events: tuple[str, ...] = ()) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI `responses` of a route that answers JSON, or server-sent events with `stream: true`:
+    the schema of one event (its `data`, a JSON text or `[DONE]`, and its name when `events` has some)."""
+    properties: dict[str, Any] = {"data": {"type": "string"}}
+    if events:
+        properties["event"] = {"enum": list(events)}
+    event_schema = {"type": "object", "properties": properties, "required": ["data", *(["event"] if events else [])]}
+    content = {"application/json": {}, SSE_MEDIA_TYPE: {"schema": event_schema, "example": example}}
+    return {200: {"content": content, "description": description}}
+
+
 def dumps(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 

@@ -186,7 +186,7 @@ def test_the_openapi_document_lists_the_codes_of_the_table(portal_client):
     code = document["components"]["schemas"]["ErrorDetail"]["properties"]["code"]
     assert code["enum"] == sorted(BY_CODE)
     correct = document["paths"]["/v1/grammar/correct"]["post"]["responses"]
-    assert "`rate_limited`" in correct["429"]["description"]
+    assert "`prompt_injection`" in correct["400"]["description"]  # per operation: tests/server/test_openapi_spec.py
     answer = document["paths"]["/portal/api/exams/{exam_id}/answers"]["post"]["responses"]
     assert "`already_answered`" in answer["409"]["description"]
     exam_id = document["paths"]["/portal/api/exams/{exam_id}"]["get"]["parameters"][0]["schema"]

@@ -26,7 +26,7 @@ from corrige.obs.report import TraceTable, percentile_report
 from corrige.obs.store import TraceStore, group_traces
 from corrige.server.deps import SettingsDep
 from corrige.server.errors import ApiError
-from corrige.server.schemas import ErrorResponse
+from corrige.server.schemas import ErrorResponse, limits
 
 router = APIRouter(tags=["observability"])
 logger = logging.getLogger(__name__)
@@ -37,6 +37,7 @@ STATIC_URL = "/static/dashboard"
 DEFAULT_LAST = 1000
 MAX_LAST = 5000  # a summary reads and groups every span of its traces on each poll: 50,000 took 1.4 s
 ORPHAN_EXAMPLES = 5
+PROFILES = limits(enum="budget_profiles")  # the OpenAPI document lists the budget file's profiles
 
 
 @cache
@@ -63,10 +64,10 @@ async def trace_store_of(request: Request) -> TraceStore | None:
 
 def _budget(settings, profile: str | None) -> Budget:
     try:
-        if profile is not None and profile not in budget_profiles(settings.budget_file):
+        if profile and profile not in budget_profiles(settings.budget_file):  # empty: the file's default
             known = ", ".join(budget_profiles(settings.budget_file))
             raise ApiError(422, "unknown_profile", f"no budget profile {profile!r}; known: {known}")
-        return load_budget(settings.budget_file, profile)
+        return load_budget(settings.budget_file, profile or None)
     except BudgetError as exc:
         logger.error("the latency budget file cannot be read: %s", exc)  # its path stays in the log
         raise ApiError(500, "bad_budget", "the latency budget file cannot be read (see the server log)") from exc
@@ -105,7 +106,10 @@ async def obs_summary(
     request: Request,
     settings: SettingsDep,
     last: Annotated[int, Query(ge=1, le=MAX_LAST, description="The N most recent traces.")] = DEFAULT_LAST,
-    profile: Annotated[str | None, Query(description="Budget profile (default: the file's).")] = None,
+    profile: Annotated[
+        str | None,
+        Query(description="Budget profile (absent or empty: the file's default).", json_schema_extra=PROFILES),
+    ] = None,
     window_s: Annotated[float, Query(gt=0, le=600, description="Seconds of queue/batch history.")] = 60.0,
 ) -> dict:
     """What `corrige budget` and `corrige traces report` print for the last N traces, the orphan

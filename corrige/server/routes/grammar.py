@@ -7,24 +7,16 @@ from fastapi.responses import Response, StreamingResponse
 
 from corrige.server.deps import ServiceDep, meta_of
 from corrige.server.schemas import BatchCorrectRequest, BatchCorrectResponse, CorrectRequest, CorrectResponse
-from corrige.server.sse import SSE_HEADERS, SSE_MEDIA_TYPE
+from corrige.server.sse import SSE_HEADERS, SSE_MEDIA_TYPE, stream_doc
 
-from .responses import ERROR_RESPONSES
+router = APIRouter(tags=["grammar"])  # error responses: from the table of codes (corrige.server.openapi)
 
-router = APIRouter(tags=["grammar"], responses=ERROR_RESPONSES)
-
-STREAM_DOC = {
-    200: {
-        "content": {
-            "application/json": {},
-            SSE_MEDIA_TYPE: {
-                "example": 'event: token\ndata: {"index":0,"text":"Yesterday"}\n\n'
-                'event: result\ndata: {"request_id": "...", "corrected": "..."}\n\n'
-            },
-        },
-        "description": "The correction, or with `stream: true` server-sent events: `token` events, then `result`.",
-    }
-}
+STREAM_DOC = stream_doc(
+    "The correction, or with `stream: true` server-sent events: `token` events, then `result`.",
+    'event: token\ndata: {"index":0,"text":"Yesterday"}\n\n'
+    'event: result\ndata: {"request_id": "...", "corrected": "..."}\n\n',
+    events=("token", "result", "error"),
+)
 
 
 @router.post("/v1/grammar/correct", response_model=CorrectResponse, responses=STREAM_DOC)

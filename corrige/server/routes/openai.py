@@ -35,11 +35,18 @@ from corrige.server.schemas import (
 )
 from corrige.server.service import CorrectionService, finish_reason
 from corrige.server.settings import Settings
-from corrige.server.sse import DONE, SSE_HEADERS, SSE_MEDIA_TYPE, IncrementalDecoder, event
+from corrige.server.sse import DONE, SSE_HEADERS, SSE_MEDIA_TYPE, IncrementalDecoder, event, stream_doc
 
-from .responses import ERROR_RESPONSES
-
-router = APIRouter(prefix="/v1", tags=["openai"], responses=ERROR_RESPONSES)
+router = APIRouter(prefix="/v1", tags=["openai"])  # error responses: from the table of codes (corrige.server.openapi)
+COMPLETION_STREAM = stream_doc(
+    "The completion, or with `stream: true` server-sent events: `data: {chunk}` lines, then `data: [DONE]`.",
+    'data: {"id":"cmpl-...","object":"text_completion","choices":[{"index":0,"text":"..."}]}\n\ndata: [DONE]\n\n',
+)
+CHAT_STREAM = stream_doc(
+    "The answer, or with `stream: true` server-sent events: `data: {chunk}` lines, then `data: [DONE]`.",
+    'data: {"id":"chatcmpl-...","object":"chat.completion.chunk","choices":[{"index":0,"delta":{}}]}\n\n'
+    "data: [DONE]\n\n",
+)
 
 _WORD_PIECES = re.compile(r"\s*\S+|\s+")
 
@@ -65,7 +72,7 @@ async def list_models(settings: SettingsDep) -> ModelList:
 # ---------------------------------------------------------------- completions
 
 
-@router.post("/completions", response_model=CompletionResponse)
+@router.post("/completions", response_model=CompletionResponse, responses=COMPLETION_STREAM)
 async def completions(
     body: CompletionRequest, service: ServiceDep, settings: SettingsDep, request: Request
 ) -> Response | CompletionResponse:
@@ -140,7 +147,7 @@ def last_user_message(messages: Sequence[ChatMessage]) -> tuple[int, str]:
     raise ApiError(422, "validation_error", "messages: no message with role 'user'; send the sentence as one")
 
 
-@router.post("/chat/completions", response_model=ChatCompletionResponse)
+@router.post("/chat/completions", response_model=ChatCompletionResponse, responses=CHAT_STREAM)
 async def chat_completions(
     body: ChatCompletionRequest, service: ServiceDep, settings: SettingsDep, request: Request
 ) -> Response | ChatCompletionResponse:

@@ -41,10 +41,9 @@ from corrige.portal.views import correction_view, exam_view, feedback_view, prog
 from corrige.server.deps import ServiceDep
 from corrige.server.errors import ApiError, validation_message
 from corrige.server.guards import check_text
+from corrige.server.schemas import text_field
 from corrige.server.service import CorrectionService
 from corrige.tutor.edits import Edit
-
-from .responses import PORTAL_ERROR_RESPONSES
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 STATIC_PATH = "/static/portal"
@@ -63,7 +62,7 @@ MAX_ID = 2**63 - 1  # SQLite's largest integer: a larger id would overflow the q
 ExamId = Annotated[int, PathParam(ge=1, le=MAX_ID, description="The exam's id.")]
 SubmissionId = Annotated[int, PathParam(ge=1, le=MAX_ID)]
 
-router = APIRouter(tags=["portal"], responses=PORTAL_ERROR_RESPONSES)
+router = APIRouter(tags=["portal"])  # error responses: from the table of codes (corrige.server.openapi)
 
 
 def static_files() -> StaticFiles:
@@ -286,12 +285,12 @@ class Strict(BaseModel):
 
 
 class SentenceBody(Strict):
-    sentence: str = Field(description="An English sentence to correct.")
+    sentence: str = text_field("sentence", description="An English sentence to correct.")
 
 
 class AnswerBody(Strict):
     question_id: str = Field(max_length=32, description="The question's id (`q123`).")
-    answer: str = Field(description="The learner's corrected sentence.")
+    answer: str = text_field("answer", description="The learner's corrected sentence.")
 
 
 # ---------------------------------------------------------------- the work
@@ -339,12 +338,13 @@ async def submit_answer(
 ) -> tuple[Submission, Question, dict[str, float]]:
     """Grade, let the tutor correct the question, write the audit record (flushed), in that order."""
     start = time.perf_counter()
+    # the answer as sent is checked (as the OpenAPI document states: length and characters), then stripped
     answer = body.answer.strip()
     if not answer:
         raise ApiError(422, "empty_answer", "answer: the answer is empty; write the corrected sentence")
-    if len(answer) > service.settings.max_sentence_chars:
+    if len(body.answer) > service.settings.max_sentence_chars:
         raise ApiError(422, "answer_too_long", f"answer: at most {service.settings.max_sentence_chars} characters")
-    check_text(answer, "answer", tutor_format=False)
+    check_text(body.answer, "answer", tutor_format=False)
     question = await question_of(portal, body.question_id)
     verdict = grade(question.sentence, question.expected, answer)
     graded = time.perf_counter()

@@ -20,17 +20,12 @@ from pydantic import Field
 
 from corrige.obs.tool import REQUEST_ID_ENV
 from corrige.server.deps import SettingsDep, meta_of
-from corrige.server.error_codes import error_responses
 from corrige.server.errors import ApiError
 from corrige.server.guards import check_text
-from corrige.server.schemas import ErrorResponse, RuleOut, StrictModel
+from corrige.server.schemas import JsonInt, RuleOut, StrictModel, text_field
 from corrige.server.settings import Settings
 
-from .responses import ERROR_RESPONSES
-
-router = APIRouter(
-    prefix="/v1/tools", tags=["tools"], responses={**ERROR_RESPONSES, **error_responses(ErrorResponse, (502,))}
-)
+router = APIRouter(prefix="/v1/tools", tags=["tools"])
 logger = logging.getLogger(__name__)
 
 TOOL_TIMEOUT_S = 30.0
@@ -51,8 +46,10 @@ def rules_command(query: str, k: int) -> list[str]:
 
 
 class RulesToolRequest(StrictModel):
-    query: str = Field(min_length=1, max_length=500, description="A learner sentence or a question about a rule.")
-    k: int = Field(3, ge=1, le=10)
+    query: str = text_field(
+        "query", min_length=1, max_length=500, description="A learner sentence or a question about a rule."
+    )
+    k: JsonInt = Field(3, ge=1, le=10)
 
 
 class RulesToolResponse(StrictModel):
