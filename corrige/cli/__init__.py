@@ -31,6 +31,10 @@ app.add_typer(corpus_app, name="corpus")
 
 console = Console()
 
+# Which model a command runs when --model is not given; "the bundled tutor" read like corrige/models/tutor.
+DEFAULT_MODEL = "the bundled seed model, corrige/models/seed"
+MODEL_HELP = f"Model directory.  [default: {DEFAULT_MODEL}]"
+
 
 @app.callback()
 def main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log at DEBUG level.")] = False) -> None:

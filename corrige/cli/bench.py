@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from corrige.cli import bench_app, console
+from corrige.cli import MODEL_HELP, bench_app, console
 
 
 @bench_app.command("model")
@@ -43,7 +43,7 @@ def bench_engine(
     clients: Annotated[str, typer.Option(help="Comma-separated concurrent closed-loop clients.")] = "1,2,4,8,16,32,64",
     requests: Annotated[int, typer.Option(help="Measured requests per cell (0: max(320, 16 x clients)).")] = 0,
     duration: Annotated[float, typer.Option(help="Seconds per cell at most; requests in flight then finish.")] = 4.0,
-    model: Annotated[Path | None, typer.Option(help="Trained model directory (default: random weights).")] = None,
+    model: Annotated[Path | None, typer.Option(help="Trained model directory.  [default: random weights]")] = None,
     preset: Annotated[str, typer.Option(help="Preset of the random weights.")] = "seed",
     threads: Annotated[int, typer.Option(help="Worker threads of the threads policy.")] = 4,
     blas_threads: Annotated[int, typer.Option(help="BLAS threads (1 avoids spinning on small machines).")] = 1,
@@ -75,7 +75,7 @@ def bench_speculative(
     rounds: Annotated[int, typer.Option(help="Off/on pairs per cell (medians are reported).")] = 3,
     requests: Annotated[int, typer.Option(help="Measured requests per run (0: max(200, 8 x clients)).")] = 0,
     duration: Annotated[float, typer.Option(help="Seconds per run at most; requests in flight then finish.")] = 2.0,
-    model: Annotated[Path | None, typer.Option(help="Model directory (default: the bundled tutor).")] = None,
+    model: Annotated[Path | None, typer.Option(help=MODEL_HELP)] = None,
     output: Annotated[Path | None, typer.Option(help="Write the results as JSON here.")] = None,
 ) -> None:
     """Prompt-lookup speculative decoding off vs on, in process, on real corrections: req/s, p50, steps."""
@@ -100,7 +100,7 @@ def bench_http(
     requests: Annotated[int, typer.Option(help="Measured corrections each way (HTTP and in process).")] = 400,
     warmup: Annotated[int, typer.Option(help="Unmeasured corrections first, each way.")] = 40,
     block: Annotated[int, typer.Option(help="Requests per block; HTTP and in-process blocks alternate.")] = 25,
-    model: Annotated[Path | None, typer.Option(help="Model directory (default: the bundled tutor).")] = None,
+    model: Annotated[Path | None, typer.Option(help=MODEL_HELP)] = None,
     batching: Annotated[str, typer.Option(help="The server's and the in-process engine's policy.")] = "continuous",
     access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="Server access log.")] = False,
     output: Annotated[Path | None, typer.Option(help="Write the results as Markdown here.")] = None,
@@ -181,7 +181,7 @@ def bench_observability(
     clients: Annotated[int, typer.Option(min=2, help="Concurrency of the throughput run.")] = 32,
     load_requests: Annotated[int, typer.Option(min=10, help="Requests per round at --clients.")] = 800,
     batching: Annotated[str, typer.Option(help="Batching policy of both servers.")] = "continuous",
-    model: Annotated[Path | None, typer.Option(help="Model directory (default: the bundled model).")] = None,
+    model: Annotated[Path | None, typer.Option(help=MODEL_HELP)] = None,
     output: Annotated[Path | None, typer.Option(help="Write the results as JSON here.")] = None,
 ) -> None:
     """What tracing + metrics cost: a server with both on vs one with both off, same run, medians and ratios."""

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from corrige.cli import _numpy_runtime_threads, app, console
+from corrige.cli import DEFAULT_MODEL, MODEL_HELP, _numpy_runtime_threads, app, console
 
 
 @app.command()
@@ -89,15 +89,10 @@ def train(
         console.print(f"  step {point.step:>6}: dev loss {point.dev_loss:.4f}, dev exact {point.dev_exact:.3f}")
 
 
-BUNDLED_MODEL_HELP = "the bundled seed model, corrige/models/seed"
-
-
 @app.command()
 def correct(
     sentences: Annotated[list[str], typer.Argument(help="One or more English sentences to correct.")],
-    model: Annotated[
-        Path | None, typer.Option(help=f"Model directory.  [default: {BUNDLED_MODEL_HELP}]", show_default=False)
-    ] = None,
+    model: Annotated[Path | None, typer.Option(help=MODEL_HELP)] = None,
 ) -> None:
     """Correct sentences and explain in Spanish: `corrige correct "Yesterday I goed to the store"`.
 
@@ -343,9 +338,7 @@ def serve(
     ] = None,
     host: Annotated[str | None, _setting(help="Address to listen on.", default="127.0.0.1", env="HOST")] = None,
     port: Annotated[int | None, _setting(help="Port to listen on.", default="8000", env="PORT")] = None,
-    model: Annotated[
-        Path | None, _setting(help="Model directory.", default=BUNDLED_MODEL_HELP, env="MODEL_DIR")
-    ] = None,
+    model: Annotated[Path | None, _setting(help="Model directory.", default=DEFAULT_MODEL, env="MODEL_DIR")] = None,
     max_batch: Annotated[
         int | None, _setting(help="Most requests in one model call.", default="32", env="MAX_BATCH")
     ] = None,

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from corrige.cli import app, bench_app, console
+from corrige.cli import DEFAULT_MODEL, MODEL_HELP, app, bench_app, console
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -75,7 +75,10 @@ def bench_load(
     seed: Annotated[int, typer.Option(help="Seed of the sentence mix and the arrival times.")] = 0,
     timeout: Annotated[float, typer.Option(help="Seconds before a request counts as a timeout.")] = 60.0,
     model: Annotated[
-        Path | None, typer.Option(help="The model the server runs (only sentences it accepts are sent).")
+        Path | None,
+        typer.Option(
+            help=f"The model the server runs (only sentences it accepts are sent).  [default: {DEFAULT_MODEL}]"
+        ),
     ] = None,
     output: Annotated[Path | None, typer.Option(help="Write the summary and every request as JSON here.")] = None,
 ) -> None:
@@ -144,7 +147,7 @@ def bench_sweep(
     max_seconds: Annotated[float, typer.Option(help="Seconds of measuring per point at most.")] = 6.0,
     dod_clients: Annotated[int, typer.Option(help="The seed's done: p95 < 5 s at this many clients (0: skip).")] = 10,
     peer: Annotated[bool, typer.Option(help="Also measure a transformers `generate` server (needs torch).")] = False,
-    model: Annotated[Path | None, typer.Option(help="Model directory (default: the bundled tutor).")] = None,
+    model: Annotated[Path | None, typer.Option(help=MODEL_HELP)] = None,
     seed: Annotated[int, typer.Option(help="Seed of the sentence mix.")] = 0,
     slo_ms: Annotated[float, typer.Option(help="Goodput: successes within this latency.")] = 300.0,
     stream: Annotated[bool, typer.Option(help="Stream (SSE) every request, to record time to first token.")] = False,
@@ -247,7 +250,9 @@ def capacity(
         float, typer.Option(help="Then run an open-loop Poisson load at this rate and compare (0: skip).")
     ] = 0.0,
     verify_requests: Annotated[int, typer.Option(help="Requests of the verification run.")] = 1500,
-    model: Annotated[Path | None, typer.Option(help="Model directory for the servers started here.")] = None,
+    model: Annotated[
+        Path | None, typer.Option(help=f"Model directory for the servers started here.  [default: {DEFAULT_MODEL}]")
+    ] = None,
     output: Annotated[Path | None, typer.Option(help="Write the plan (and the verification) as JSON here.")] = None,
 ) -> None:
     """Largest sustainable rate, and the queue bound for a target p95.

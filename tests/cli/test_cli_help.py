@@ -100,12 +100,21 @@ def test_serve_help_states_each_settings_default_and_variable():
 
 
 def test_the_default_model_is_named_exactly():
+    """Every --model that defaults to nothing says which model that is: the seed model, not corrige/models/tutor."""
     seed = str(BUNDLED_MODEL.relative_to(REPO))
     assert seed == "corrige/models/seed"
-    for path in (("correct",), ("serve",)):
-        text = help_text(path)
-        assert squash(f"the bundled seed model, {seed}") in text
-        assert "bundledtutor" not in text  # reads like corrige/models/tutor, the other model
+    with_model = [
+        path for path, command in ALL if any(o.name == "model" and o.default is None for o in options(command))
+    ]
+    assert {("correct",), ("serve",), ("bench", "load"), ("bench", "http"), ("capacity",)} <= set(with_model)
+    for path in with_model:
+        if path == ("eval",):  # `corrige eval` is changed elsewhere
+            continue
+        (option,) = [o for o in options(dict(ALL)[path]) if o.name == "model"]
+        assert "[default: " in option.help, path
+        if "bundled" in option.help:
+            assert f"[default: the bundled seed model, {seed}" in option.help, path
+        assert "bundled tutor" not in option.help, path  # reads like corrige/models/tutor, the other model
 
 
 def test_readme_configuration_table_agrees_with_serve_help():
