@@ -278,6 +278,7 @@ def test_readme_error_shape(tmp_path):
     assert not matches(shown["request_id"], error["request_id"], "request_id")
 
 
+@pytest.mark.slow  # 200 requests
 def test_readme_load_test_is_not_rate_limited(tmp_path):
     """The README's two lines: its server, then the load; no request may meet a rate limit."""
     block = block_with(README, "corrige bench load --requests 200")
