@@ -77,6 +77,8 @@ class Settings(BaseSettings):
     max_tool_processes: int = Field(2, ge=1)  # tool processes at once; past it 503 tools_busy
     body_timeout_s: float = Field(10.0, gt=0)  # the whole body must arrive within this of the headers (408)
     timeout_keep_alive_s: int = Field(5, ge=1)  # uvicorn closes an idle keep-alive connection after this
+    # `corrige serve`: a request's line and headers must all arrive within this (else the connection is closed)
+    header_timeout_s: float = Field(10.0, gt=0)
 
     # ---- rule cards ----
     rules: Literal["hybrid", "bm25", "off"] = "hybrid"  # how corrections find the cards behind their edits
