@@ -225,3 +225,51 @@ def bench_observability(
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
         console.print(f"[green]wrote[/] {output}")
+
+
+@bench_app.command("fuzz")
+def bench_fuzz(
+    minutes: Annotated[float, typer.Option(min=0.2, help="Time budget in all, split between the two runs.")] = 10.0,
+    seed: Annotated[int, typer.Option(help="Seed of the generated requests (the same seed, the same run).")] = 0,
+    url: Annotated[str | None, typer.Option(help="Fuzz this server instead of starting one (rate limits off).")] = None,
+    model: Annotated[Path | None, typer.Option(help="Model directory (default: the bundled model).")] = None,
+    output: Annotated[Path | None, typer.Option(help="Write the results as JSON here.")] = None,
+) -> None:
+    """schemathesis, every check, over the whole OpenAPI document of a real server: anonymous, then
+    with a learner's portal session; server errors and departures from the document, per run."""
+    import json
+
+    from rich.table import Table
+
+    from corrige.bench.fuzz import FuzzConfig, fuzz_server, run_fuzz_bench
+
+    config = FuzzConfig(max_examples=None, max_time_s=minutes * 60 / 2, seed=seed)
+    with console.status("fuzzing…") as status:
+        if url is None:
+            result = run_fuzz_bench(config, model, progress=lambda what: status.update(what))
+        else:
+            result = {"config": vars(config), "url": url, **fuzz_server(url.rstrip("/"), config)}
+    table = Table(
+        "run", "operations", "test cases", "server errors", "failures", "run errors", "minutes", "exit",
+        title=f"schemathesis over the OpenAPI document (seed {seed})",
+    )  # fmt: skip
+    for run in result["runs"]:
+        table.add_row(
+            run["label"], str(run["operations_tested"]), f"{run['test_cases']:,}", str(run["server_errors"]),
+            str(run["unique_failures"]), str(len(run["errors"])), f"{run['wall_s'] / 60:.1f}", str(run["exit_code"]),
+        )  # fmt: skip
+    console.print(table)
+    for run in result["runs"]:
+        for kind, count in run["failures"].items():
+            console.print(f"[red]{run['label']}: {kind}: {count}[/] ({', '.join(run['failing_operations'])})")
+        if run["failures"] or run["errors"]:
+            console.print(run["output_tail"][-4000:], markup=False, highlight=False)
+    verdict = "[green]clean[/]" if result["clean"] else "[red]not clean[/]"
+    console.print(f"{verdict}: {result['test_cases']:,} test cases, {result['unique_failures']} failures")
+    if output:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        kept = {**result, "runs": [{k: v for k, v in r.items() if k != "output_tail"} for r in result["runs"]]}
+        output.write_text(json.dumps(kept, indent=2, default=str) + "\n", encoding="utf-8")
+        console.print(f"[green]wrote[/] {output}")
+    if not result["clean"]:
+        raise typer.Exit(1)
