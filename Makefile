@@ -38,6 +38,7 @@ bench: $(VENV)/.dev
 	$(VENV)/bin/corrige bench portal --rounds 200 --warmup 40 --json docs/bench/portal.json
 	$(VENV)/bin/corrige bench traces --traces 10000 --output docs/bench/traces.json
 	$(VENV)/bin/corrige bench sweep --peer --output docs/bench/sweep.json --plot docs/bench/sweep.png --markdown docs/bench/sweep.md
+	$(VENV)/bin/corrige bench soak --minutes 30 --output docs/bench/soak.json --plot docs/bench/soak.png
 	$(VENV)/bin/corrige bench fuzz --minutes 10 --seed 0 --output docs/bench/fuzz.json
 
 lint: $(VENV)/.dev

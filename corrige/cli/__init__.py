@@ -51,4 +51,4 @@ def _numpy_runtime_threads() -> None:
     limit_blas_threads(int(os.environ.get("CORRIGE_BLAS_THREADS", "1")))
 
 
-from corrige.cli import bench, core, corpus, lab, obs, portal, rules, tool  # noqa: E402,F401  (each module registers its commands)
+from corrige.cli import bench, core, corpus, lab, obs, portal, rules, soak, tool  # noqa: E402,F401  (each module registers its commands)
