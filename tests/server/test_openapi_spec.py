@@ -275,3 +275,15 @@ def test_a_sentence_the_document_allows_is_never_refused_for_its_text(make_clien
         assert response.status_code == 200 or error_of(response)["code"] == "prompt_too_long"
     else:
         assert response.status_code in (400, 422)
+
+
+def test_links_lead_from_a_question_or_an_exam_to_answering_it(document):
+    ids = {op["operationId"] for ops in document["paths"].values() for op in ops.values()}
+    start = operation(document, "POST", "/portal/api/exams")["responses"]["200"]["links"]
+    answer = start["AnswerNextQuestion"]
+    assert answer["operationId"] == "portal_exam_answer"
+    assert answer["parameters"] == {"exam_id": "$response.body#/exam_id"}
+    assert answer["requestBody"] == {"question_id": "$response.body#/next_question/question_id"}
+    quiz = operation(document, "GET", "/portal/api/quiz/question")["responses"]["200"]["links"]["AnswerQuestion"]
+    linked = {link["operationId"] for link in [*start.values(), quiz]}
+    assert linked <= ids and len(linked) == 3

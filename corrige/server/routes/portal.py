@@ -538,7 +538,33 @@ async def api_correct(
     return JSONResponse({"request_id": request_id(request), **result, "html": html})
 
 
-@router.get("/portal/api/quiz/question")
+# OpenAPI links: how a client (and schemathesis' stateful phase) goes from a question or an exam to
+# answering it, with the ids the answers carry
+QUIZ_LINKS = {
+    200: {
+        "links": {
+            "AnswerQuestion": {
+                "operationId": "portal_quiz_answer",
+                "requestBody": {"question_id": "$response.body#/question_id"},
+            }
+        }
+    }
+}
+EXAM_LINKS = {
+    200: {
+        "links": {
+            "ExamState": {"operationId": "portal_exam", "parameters": {"exam_id": "$response.body#/exam_id"}},
+            "AnswerNextQuestion": {
+                "operationId": "portal_exam_answer",
+                "parameters": {"exam_id": "$response.body#/exam_id"},
+                "requestBody": {"question_id": "$response.body#/next_question/question_id"},
+            },
+        }
+    }
+}
+
+
+@router.get("/portal/api/quiz/question", operation_id="portal_quiz_question", responses=QUIZ_LINKS)
 async def api_question(request: Request, portal: PortalDep, id: str | None = None) -> dict:
     """A question (a random one unless `id` names it): a sentence with one error."""
     bank = await portal.bank()
@@ -546,7 +572,7 @@ async def api_question(request: Request, portal: PortalDep, id: str | None = Non
     return question_view(question, TEXTS[pick_lang(None, request.cookies.get(LANG_COOKIE))])
 
 
-@router.post("/portal/api/quiz/answer")
+@router.post("/portal/api/quiz/answer", operation_id="portal_quiz_answer")
 async def api_quiz_answer(
     body: AnswerBody, session: CsrfSession, request: Request, portal: PortalDep, service: ServiceDep
 ) -> JSONResponse:
@@ -564,21 +590,21 @@ async def api_quiz_answer(
     return JSONResponse({"request_id": request_id(request), **feedback, "html": html, "timings_ms": rounded})
 
 
-@router.post("/portal/api/exams")
+@router.post("/portal/api/exams", operation_id="portal_exam_start", responses=EXAM_LINKS)
 async def api_start_exam(session: CsrfSession, request: Request, portal: PortalDep) -> dict:
     """Start a 10-question exam; answer with `POST /portal/api/exams/{id}/answers`."""
     exam = await start_exam(portal, session.learner)
     return await exam_state(portal, session.learner, exam.id, TEXTS[pick_lang(None, request.cookies.get(LANG_COOKIE))])
 
 
-@router.get("/portal/api/exams/{exam_id}")
+@router.get("/portal/api/exams/{exam_id}", operation_id="portal_exam")
 async def api_exam(exam_id: ExamId, request: Request, portal: PortalDep) -> dict:
     """Where an exam stands: the next question, or the score and the review of mistakes."""
     visit = Visit(request, portal)
     return await exam_state(portal, visit.session.learner, exam_id, visit.t)
 
 
-@router.post("/portal/api/exams/{exam_id}/answers")
+@router.post("/portal/api/exams/{exam_id}/answers", operation_id="portal_exam_answer", responses=EXAM_LINKS)
 async def api_exam_answer(
     exam_id: ExamId, body: AnswerBody, session: CsrfSession, request: Request, portal: PortalDep, service: ServiceDep
 ) -> dict:
