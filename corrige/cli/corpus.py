@@ -88,3 +88,72 @@ def corpus_build(
     if totals["unclaimed_files"]:
         console.print(f"[yellow]{totals['unclaimed_files']} files claimed by no source were skipped[/]")
     console.print(f"[green]wrote[/] {out / 'sentences.txt'} ({totals['kept']:,} sentences) and {out / 'manifest.json'}")
+
+
+@corpus_app.command("pairs")
+def corpus_pairs(
+    sentences: Annotated[Path, typer.Argument(help="sentences.txt: one clean sentence a line.")],
+    out: Annotated[Path, typer.Option("--out", help="Output TSV: source, corrected, gloss, categories.")],
+    limit: Annotated[int | None, typer.Option(help="Only the first N sentences.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the injected errors.")] = 0,
+    processes: Annotated[int, typer.Option(help="Worker processes (each loads spaCy).")] = 1,
+) -> None:
+    """Inject learner errors into clean sentences: `corrige corpus pairs sentences.txt --out pairs.tsv`."""
+    from collections import Counter
+    from itertools import islice
+
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.table import Table
+
+    from corrige.corpus.inject import RATES, Injector
+    from corrige.tutor.categories import label_of
+
+    if not sentences.is_file():
+        raise typer.BadParameter(f"not found: {sentences}")
+    with sentences.open(encoding="utf-8") as f:
+        total = sum(1 for line in f if line.strip() and "\t" not in line)
+    total = min(total, limit) if limit is not None else total
+    counts: Counter[str] = Counter()
+    n_pairs = n_correct = 0
+    injector = Injector(seed)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with (
+        sentences.open(encoding="utf-8") as src,
+        out.open("w", encoding="utf-8") as dst,
+        Progress(
+            TextColumn("injecting"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+        ) as bar,
+    ):
+        task = bar.add_task("pairs", total=total)
+        # a tab would break the TSV: such lines are skipped (the corpus build never writes them)
+        lines = islice((line for line in src if line.strip() and "\t" not in line), total)
+        dst.write("source\tcorrected\tgloss\tcategories\n")
+        for pair in injector.inject_many(lines, n_process=processes):
+            dst.write(pair.tsv() + "\n")
+            counts.update(pair.categories)
+            n_pairs += 1
+            n_correct += pair.source == pair.corrected
+            bar.advance(task)
+    table = Table(title=f"{n_pairs:,} pairs → {out}")
+    for name in ("category", "label", "errors", "share", "target share"):
+        table.add_column(name, no_wrap=name == "category", justify="left" if name in ("category", "label") else "right")
+    n_errors = sum(counts.values()) or 1
+    total_rate = sum(RATES.values())
+    for cid, n in sorted(counts.items(), key=lambda kv: -kv[1]):
+        table.add_row(cid, label_of(cid), f"{n:,}", f"{n / n_errors:.1%}", f"{RATES.get(cid, 0) / total_rate:.1%}")
+    table.add_row(
+        "(correct sentences)", "sin errores", f"{n_correct:,}", f"{n_correct / max(n_pairs, 1):.1%} of pairs", ""
+    )
+    console.print(table)
