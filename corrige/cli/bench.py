@@ -250,7 +250,7 @@ def bench_fuzz(
         else:
             result = {"config": vars(config), "url": url, **fuzz_server(url.rstrip("/"), config)}
     table = Table(
-        "run", "operations", "test cases", "server errors", "failures", "run errors", "minutes", "exit",
+        "run", "ops", "test cases", "5xx", "failures", "errors", "min", "exit",
         title=f"schemathesis over the OpenAPI document (seed {seed})",
     )  # fmt: skip
     for run in result["runs"]:
