@@ -391,6 +391,7 @@ def _machine() -> dict[str, Any]:
 def run_soak(config: SoakConfig, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Start the server, prime it, load it for `config.minutes`, let it settle, stop it; the result (JSON-ready)."""
     progress = progress or (lambda what: log.info("%s", what))
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request otherwise
     run_s = 60.0 * config.minutes
     server = LabServer.corrige("continuous", config.model)
     if config.trace_store_max_spans is not None:
@@ -403,7 +404,6 @@ def run_soak(config: SoakConfig, progress: Callable[[str], None] | None = None) 
         soak.pids = find_processes(server.pid, first["server"]["engine_pid"])
         soak.engine_pids = [soak.pids["engine"]] if "engine" in soak.pids else []
         progress(f"soak: watching {', '.join(f'{r} {p}' for r, p in soak.pids.items())}; priming…")
-        logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request otherwise
         with asyncio.Runner(loop_factory=_loop_factory()) as runner:
             ran = runner.run(soak.load(run_s))
         progress("soak: load over, waiting for the server to go idle…")

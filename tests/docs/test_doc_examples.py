@@ -74,6 +74,7 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
     ("BENCHMARKS.md", "corrige bench load --url"): (NO_OUTPUT, "an outline of three commands (`...`)"),
     ("BENCHMARKS.md", "--dod-clients 0"): (NOT_RUN, "benchmarks: 166 s and more"),
     ("BENCHMARKS.md", "corrige bench observability --rounds 48"): (NOT_RUN, "a benchmark: about 7 minutes"),
+    ("BENCHMARKS.md", "corrige bench soak --minutes 5"): (NOT_RUN, "a soak: about 6 minutes"),
     ("corpus.md", "tatoeba-manythings/{fra,deu,jpn,nld}-eng.zip"): (NO_OUTPUT, "a folder layout"),
     ("corpus.md", "corrige corpus build /work/corpus-raw"): (
         NOT_RUN,
