@@ -68,6 +68,12 @@ def inflect(lemma: str, tag: str) -> str:
     return forms[0] if forms else lemma
 
 
+@lru_cache(maxsize=65536)
+def past_forms(lemma: str) -> tuple[str, ...]:
+    """Every simple-past form lemminflect knows for ``lemma`` (wet: wet, wetted)."""
+    return getInflection(lemma, "VBD", inflect_oov=True)
+
+
 def match_case(new: str, old: str) -> str:
     """``new`` capitalised like ``old`` (Their → There, THEIR → THERE)."""
     if len(old) > 1 and old.isupper():
@@ -149,6 +155,13 @@ PERSON_NOUNS = PROFESSIONS | words(
 )
 FEMALE_KIN = words("mother sister wife daughter aunt grandmother girlfriend niece")
 MALE_KIN = words("father brother husband son uncle grandfather boyfriend nephew")
+# Nouns that are also uncountable (meat, material, food): "I've got lamb" is correct English, so
+# their "a" is never dropped.
+MASS_TOO = words(
+    "chicken fish lamb beef pork turkey cake pizza bread coffee tea beer wine juice milk water paper "
+    "glass iron wood stone light noise space room time work experience business fire hair food fruit "
+    "ice chocolate cheese salad soup rice meat land art sport cloth rope string cotton silk wool gold"
+)
 GENERIC_NOUNS = words(
     "life nature society happiness love friendship health education religion politics humanity "
     "mankind poverty pollution"

@@ -18,6 +18,7 @@ from corrige.corpus.lexicon import (
     INVERTING,
     LANGUAGES,
     MALE_KIN,
+    MASS_TOO,
     PERSON_NOUNS,
     PLACES,
     PROFESSIONS,
@@ -46,6 +47,7 @@ def determiner(doc: Doc, rng: random.Random) -> list[Change]:
             tok.lower_ in ("a", "an")
             and tok.dep_ == "det"
             and noun.tag_ == "NN"
+            and noun.lower_ not in MASS_TOO
             and noun.i > tok.i
             and doc[tok.i + 1].lower_ not in ("few", "little")
             and (tok.i == 0 or doc[tok.i - 1].lower_ not in ("what", "such", "half", "quite", "rather", "many"))
@@ -62,6 +64,8 @@ def determiner(doc: Doc, rng: random.Random) -> list[Change]:
             out.append(_insert(doc, tok.i, ("the",), "determiner"))  # in Spain -> in the Spain
         elif (
             tok.tag_ == "NNS"
+            and tok.pos_ == "NOUN"
+            and tok.lower_ not in ("hers", "yours", "ours", "theirs")
             and tok.dep_ in ("dobj", "pobj")
             and not any(c.dep_ in ("det", "poss", "nummod", "quantmod", "predet") for c in tok.children)
         ):

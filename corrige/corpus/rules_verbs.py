@@ -24,6 +24,7 @@ from corrige.corpus.lexicon import (
     is_question,
     is_regular_past,
     match_case,
+    past_forms,
     person,
     present,
     regular_past,
@@ -86,7 +87,9 @@ def third_person(doc: Doc, rng: random.Random) -> list[Change]:
     """he goes -> he go, she doesn't -> she don't, it has -> it have."""
     out = []
     for tok in doc:
-        if tok.tag_ == "VBZ" and tok.lemma_ != "be" and tok.text[0] != "'" and tok.is_alpha:
+        # put, cut, hit: the bare form is also the past, so "he put" would be correct English
+        past_like = tok.lemma_ in past_forms(tok.lemma_)
+        if tok.tag_ == "VBZ" and tok.lemma_ != "be" and tok.text[0] != "'" and tok.is_alpha and not past_like:
             verb = tok.head if tok.dep_ == "aux" else tok
             subject = subject_of(verb)
             if subject is not None and person(subject) == "3s" and subject.lower_ not in ("who", "that", "which"):

@@ -157,7 +157,9 @@ def word_confusion(doc: Doc, rng: random.Random) -> list[Change]:
     for tok in doc:
         entry = _CONFUSED.get(tok.lower_)
         glued = not tok.whitespace_ and tok.i + 1 < len(doc) and doc[tok.i + 1].text[:1] in "'’"
-        if entry and tok.tag_ in entry[0] and not glued:
+        # "to" and "of" are everywhere: without this they would make most of the category
+        common = tok.lower_ in ("to", "of") and rng.random() < 0.7
+        if entry and tok.tag_ in entry[0] and not glued and not common:
             out.append(Change(tok.i, tok.i + 1, (match_case(entry[1], tok.text),), "word_confusion"))
         nxt = doc[tok.i + 1] if tok.i + 1 < len(doc) else None
         if nxt is not None and not tok.whitespace_ and nxt.tag_ in ("VBP", "VBZ") and nxt.lemma_ == "be":

@@ -211,6 +211,9 @@ def test_a_category_makes_its_typical_mistake(nlp, category, sentence, expected)
         ("verb_form", "It's not gonna bite you."),  # gon|na is one word
         ("third_person", "He is a teacher."),  # be is agreement's, not third person's
         ("generic_the", "The life of my grandmother was hard."),  # a specific life takes "the"
+        ("third_person", "My little brother still wets his bed."),  # "wet" is also the past
+        ("determiner", "Vicky has got a lamb."),  # "got lamb" is correct English (the meat)
+        ("determiner", "Aunt Elizabeth raised hers."),  # no "a hers"
     ],
 )
 def test_no_mistake_where_it_would_be_correct_english(nlp, category, sentence):
