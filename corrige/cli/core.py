@@ -44,6 +44,10 @@ def train(
     pairs_limit: Annotated[int | None, typer.Option(help="Read at most this many rows of --pairs.")] = None,
     n_dev: Annotated[int, typer.Option(help="Held-out dev examples (the last rows of --pairs).")] = 2_000,
     bf16: Annotated[bool, typer.Option(help="bfloat16 autocast (2-3x faster where the CPU has AVX-512 BF16).")] = False,
+    init_from: Annotated[
+        Path | None,
+        typer.Option(help="Start from this model directory's weights and tokenizer (e.g. corrige/models/reader)."),
+    ] = None,
 ) -> None:
     """Train a tutor model with PyTorch (needs the `train` extra) and export it for the NumPy runtime."""
     try:
@@ -68,6 +72,7 @@ def train(
         pairs_limit=pairs_limit,
         n_dev=n_dev,
         bf16=bf16,
+        init_from=str(init_from) if init_from else None,
     )
     with Progress(
         TextColumn("[bold]train"),

@@ -27,7 +27,7 @@ from corrige.model.config import GPTConfig, preset
 from corrige.model.generate import greedy_generate
 from corrige.model.numpy_gpt import KVCache, prepare
 from corrige.model.torch_gpt import TorchGPT
-from corrige.model.weights import save_model
+from corrige.model.weights import load_model, save_model
 from corrige.tokenizer import BPETokenizer
 from corrige.train.pairs import encode_pairs, pair_splits
 from corrige.tutor.codec import EncodedExample, encode_pair, encode_prompt, split_answer
@@ -63,6 +63,7 @@ class TrainConfig:
     pairs_limit: int | None = None  # read at most this many rows of `pairs`
     bf16: bool = False  # bfloat16 autocast: about 2-3x faster on CPUs with AVX-512 BF16
     tokenizer_sample: int = 300_000  # training pairs the BPE merges are learned from
+    init_from: str | None = None  # a model directory whose weights and tokenizer the run starts from
 
 
 @dataclass
@@ -169,7 +170,13 @@ def train(cfg: TrainConfig, out_dir: Path, resume: bool = False, on_step: StepCa
     else:
         splits = make_splits(cfg.data_seed, cfg.n_train, cfg.n_dev, cfg.n_test)
     tok_path = out_dir / "tokenizer.json"
-    if resume and tok_path.is_file():
+    start_params = None
+    if cfg.init_from and not (resume and (out_dir / "checkpoint.pt").is_file()):
+        # a model trained before (e.g. the bundled one) goes on learning: its tokenizer, shape and weights
+        model_cfg, start_params = load_model(cfg.init_from)
+        tok = BPETokenizer.load(cfg.init_from)
+        tok.save(tok_path)
+    elif resume and tok_path.is_file():
         tok = BPETokenizer.load(tok_path)
     else:
         sample = splits["train"][: cfg.tokenizer_sample] if cfg.pairs else splits["train"]
@@ -188,6 +195,9 @@ def train(cfg: TrainConfig, out_dir: Path, resume: bool = False, on_step: StepCa
     dev_batches = [make_batch(dev_set[i : i + 256], tok.special.pad) for i in range(0, min(len(dev_set), 2048), 256)]
 
     model = TorchGPT(model_cfg)
+    if start_params is not None:
+        model.load_params(start_params)
+        log.info("starting from the weights of %s", cfg.init_from)
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
     opt = torch.optim.AdamW(

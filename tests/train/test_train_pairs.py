@@ -103,3 +103,31 @@ def test_training_on_pairs_exports_a_gloss_token_model(pairs_file, tmp_path):
     assert meta["train"]["pairs"] == str(pairs_file)
     # an untrained model may abstain, but never fails on a sentence holding " / "
     assert tutor.correct("Do you prefer tea / coffee?").sentence == "Do you prefer tea / coffee?"
+
+
+def test_a_run_can_start_from_an_exported_model(pairs_file, tmp_path):
+    base = TrainConfig(
+        preset="smoke",
+        pairs=str(pairs_file),
+        n_dev=4,
+        n_test=4,
+        batch_size=4,
+        max_steps=3,
+        max_minutes=5,
+        eval_every=100,
+        eval_examples=4,
+        checkpoint_every=100,
+        warmup_steps=1,
+        threads=1,
+    )
+    first = tmp_path / "first"
+    train(base, first)
+    from corrige.model.weights import load_model
+
+    _, before = load_model(first)
+    second = tmp_path / "second"
+    # lr 0: the weights cannot move, so the export equals the starting model exactly
+    train(TrainConfig(**{**base.__dict__, "init_from": str(first), "lr": 0.0, "max_steps": 2}), second)
+    _, after = load_model(second)
+    assert (second / "tokenizer.json").read_text() == (first / "tokenizer.json").read_text()
+    assert all(np.array_equal(before[k], after[k]) for k in before)
