@@ -232,7 +232,7 @@ def bench_fuzz(
     minutes: Annotated[float, typer.Option(min=0.2, help="Time budget in all, split between the two runs.")] = 10.0,
     seed: Annotated[int, typer.Option(help="Seed of the generated requests (the same seed, the same run).")] = 0,
     url: Annotated[str | None, typer.Option(help="Fuzz this server instead of starting one (rate limits off).")] = None,
-    model: Annotated[Path | None, typer.Option(help="Model directory (default: the bundled model).")] = None,
+    model: Annotated[Path | None, typer.Option(help=MODEL_HELP)] = None,
     output: Annotated[Path | None, typer.Option(help="Write the results as JSON here.")] = None,
 ) -> None:
     """schemathesis, every check, over the whole OpenAPI document of a real server: anonymous, then

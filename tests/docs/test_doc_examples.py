@@ -75,6 +75,7 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
     ("BENCHMARKS.md", "--dod-clients 0"): (NOT_RUN, "benchmarks: 166 s and more"),
     ("BENCHMARKS.md", "corrige bench observability --rounds 48"): (NOT_RUN, "a benchmark: about 7 minutes"),
     ("BENCHMARKS.md", "corrige bench soak --minutes 5"): (NOT_RUN, "a soak: about 6 minutes"),
+    ("BENCHMARKS.md", "corrige bench fuzz --minutes 10"): (NOT_RUN, "a fuzz run: 10 minutes"),
     ("corpus.md", "tatoeba-manythings/{fra,deu,jpn,nld}-eng.zip"): (NO_OUTPUT, "a folder layout"),
     ("corpus.md", "corrige corpus build /work/corpus-raw"): (
         NOT_RUN,

@@ -61,7 +61,7 @@ def slow_server(model_dir, tmp_path_factory):
         CORRIGE_N_SLOTS="1",
         CORRIGE_MAX_BATCH="1",
         CORRIGE_MAX_WAITING="4",
-        CORRIGE_DEBUG_STEP_DELAY_MS="20",
+        CORRIGE_DEBUG_STEP_DELAY_MS="60",  # each answer holds its slot for a few hundred ms, long enough to watch under load
     )
     process = ServerProcess(SERVE, env, tmp_path_factory.mktemp("logs") / "slow.log")
     try:
