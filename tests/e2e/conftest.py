@@ -61,7 +61,8 @@ def slow_server(model_dir, tmp_path_factory):
         CORRIGE_N_SLOTS="1",
         CORRIGE_MAX_BATCH="1",
         CORRIGE_MAX_WAITING="4",
-        CORRIGE_DEBUG_STEP_DELAY_MS="60",  # each answer holds its slot for a few hundred ms, long enough to watch under load
+        # each answer holds its slot for a few hundred ms: long enough to watch, even on a loaded machine
+        CORRIGE_DEBUG_STEP_DELAY_MS="60",
     )
     process = ServerProcess(SERVE, env, tmp_path_factory.mktemp("logs") / "slow.log")
     try:
