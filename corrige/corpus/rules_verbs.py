@@ -190,20 +190,43 @@ def verb_tense(doc: Doc, rng: random.Random) -> list[Change]:
     return out
 
 
+_LASTING = words("year month week day hour minute age while time long")
+
+
+def _since_or_for(verb: Token) -> bool:
+    """since 2015, since I was a child, for three years, for a long time, for years."""
+    for c in verb.children:
+        if c.dep_ == "prep" and c.lower_ == "since":
+            return True
+        if c.dep_ == "advcl" and any(m.dep_ == "mark" and m.lower_ == "since" for m in c.children):
+            return True
+        if c.dep_ == "prep" and c.lower_ == "for":
+            objs = [x for x in c.children if x.dep_ == "pobj"]
+            if objs and (objs[0].lemma_.lower() in _LASTING or any(x.like_num for x in objs[0].subtree)):
+                return not any(x.dep_ in ("poss", "relcl", "acl") for x in objs[0].children)
+    return False
+
+
 def present_perfect(doc: Doc, rng: random.Random) -> list[Change]:
-    """I have lived here since 2015 -> I live here since 2015 (or I am living)."""
+    """I have lived here since 2015 -> I live here since 2015 (or I am living); I have been waiting
+    for an hour -> I am waiting for an hour."""
     out = []
     for verb in doc:
         aux = next((c for c in verb.children if c.dep_ == "aux" and c.lemma_ == "have" and c.i < verb.i), None)
         subject = subject_of(verb)
-        if aux is None or verb.tag_ != "VBN" or subject is None or subject.i > aux.i or is_question(doc):
+        if aux is None or aux.tag_ not in ("VBP", "VBZ") or subject is None or subject.i > aux.i or is_question(doc):
             continue
-        durations = [c for c in verb.children if c.dep_ == "prep" and c.lower_ in ("since", "for")]
-        if not durations or (durations[0].lower_ == "for" and not any(x.like_num for x in durations[0].subtree)):
+        if verb.tag_ not in ("VBN", "VBG") or not _since_or_for(verb):
             continue
-        between = doc[aux.i + 1 : verb.i]
+        between = [t.lower_ for t in doc[aux.i + 1 : verb.i]]
         who = person(subject)
-        if who is None or any(t.lower_ not in ("n't", "not") for t in between):
+        if who is None:
+            continue
+        if verb.tag_ == "VBG":  # have been waiting -> am waiting
+            if between == ["been"]:
+                out.append(Change(aux.i, verb.i + 1, (BE_PRESENT[who], verb.text), "present_perfect"))
+            continue
+        if any(t not in ("n't", "not") for t in between):
             continue
         if between:  # haven't lived -> don't live, hasn't been -> isn't
             neg = (BE_PRESENT[who] if verb.lemma_ == "be" else "does" if who == "3s" else "do") + "n't"

@@ -1,5 +1,5 @@
 """Injection rules for errors of single words: spelling, confused words, calques, collocations,
-prepositions, capitals, uncountable nouns, a/an, comparatives, adjective plurals, double negation.
+capitals, uncountable nouns, a/an, comparatives, adjective plurals, double negation.
 
 Each rule takes a parsed sentence (spaCy ``Doc``) and returns every ``Change`` it could make
 there; the injector picks among them. A rule only fires where the learner's version is surely
@@ -14,17 +14,20 @@ from spacy.tokens import Doc, Token
 
 from corrige.corpus.lexicon import (
     CAPITALISED,
-    DAYS,
     HAVE_OF_BE,
     NPI,
     SHORT_ADJECTIVES,
     UNCOUNTABLE,
     Change,
+    first_word,
     inflect,
     is_nonword,
     keyed,
+    lower_first,
     match_case,
     pairs,
+    person,
+    present,
     words,
 )
 
@@ -172,12 +175,13 @@ def word_confusion(doc: Doc, rng: random.Random) -> list[Change]:
 # --- calques ----------------------------------------------------------------------------------
 
 _HAVE_NOUN = pairs("hungry>hunger thirsty>thirst sleepy>sleep afraid>fear right>reason")
+_PERSONAL = words("i you he she we they")
 _DISCUSS_ENTER = {"discuss": "about", "enter": "in"}
 _ENTERED = words("room house building office class classroom kitchen shop store church restaurant bar car")
 
 
 def calque(doc: Doc, rng: random.Random) -> list[Change]:
-    out = []
+    out = _structure_calques(doc)
     for tok in doc:
         objs = [c for c in tok.children if c.dep_ == "dobj"]
         if tok.pos_ == "VERB" and tok.lemma_ == "attend" and objs:  # attend -> assist to
@@ -198,11 +202,70 @@ def calque(doc: Doc, rng: random.Random) -> list[Change]:
             out.append(Change(tok.i, tok.i + 1, (match_case("sensible", tok.text),), "calque"))
         elif tok.lower_ in _HAVE_NOUN and tok.dep_ == "acomp" and tok.head.lemma_ == "be":
             be = tok.head
+            subject = next((c for c in be.children if c.dep_ == "nsubj"), None)
+            if tok.lower_ == "right" and (subject is None or subject.lower_ not in _PERSONAL):
+                continue  # that's right -> that has reason: only a person has reason
             if be.i == tok.i - 1 and be.lower_ in HAVE_OF_BE:  # I am hungry -> I have hunger
                 have = match_case(HAVE_OF_BE[be.lower_], be.text)
                 out.append(Change(be.i, tok.i + 1, (have, _HAVE_NOUN[tok.lower_]), "calque"))
         elif tok.i == 0 and tok.lower_ == "what" and doc[-1].text == "?" and any(t.lower_ == "called" for t in doc):
             out.append(Change(0, 1, ("How",), "calque"))  # What is it called? -> How is it called?
+    return out
+
+
+_WEATHER = words("cold hot warm sunny windy chilly freezing")
+_THINK_SO = words("think hope believe suppose guess expect")
+_SUBJECT_OF = pairs("me>I him>he her>she us>we them>they you>you it>it")
+
+
+def _structure_calques(doc: Doc) -> list[Change]:
+    """most of -> the most of; want you to come -> want that you come; I think so -> that yes;
+    the same as me -> the same that me; it is cold -> it makes cold; have a good time -> pass."""
+    out = []
+    for tok in doc:
+        nxt = doc[tok.i + 1] if tok.i + 1 < len(doc) else None
+        prev = doc[tok.i - 1].lower_ if tok.i > 0 else ""
+        if tok.lower_ == "most" and tok.tag_ == "JJS" and nxt is not None and nxt.lower_ == "of":
+            if prev not in ("the", "at", "for", "make", "made", "making", "makes") and tok.dep_ != "amod":
+                new = ("the", lower_first(tok)) if tok.i == first_word(doc) else ("the", tok.text)
+                out.append(Change(tok.i, tok.i + 1, new, "calque"))
+        elif tok.lemma_ in ("want", "like") and tok.pos_ == "VERB" and tok.i + 3 < len(doc):
+            obj, to, verb = doc[tok.i + 1], doc[tok.i + 2], doc[tok.i + 3]
+            would = tok.lemma_ == "want" or any(c.lower_ in ("would", "'d") for c in tok.children)
+            subject = _SUBJECT_OF.get(obj.lower_) if obj.tag_ == "PRP" else None
+            who = person(doc[tok.i + 1]) if obj.tag_ == "PRP" else None
+            if would and subject and who and to.tag_ == "TO" and verb.tag_ == "VB" and verb.is_alpha:
+                if tok.tag_ == "VBD":
+                    form = (
+                        ("was" if who in ("1s", "3s") else "were")
+                        if verb.lemma_ == "be"
+                        else inflect(verb.lemma_, "VBD")
+                    )
+                else:
+                    form = present(verb.lemma_, who)
+                out.append(Change(obj.i, verb.i + 1, ("that", subject, form), "calque"))
+        elif (
+            tok.lower_ == "so"
+            and tok.head.lemma_ in _THINK_SO
+            and tok.head.i == tok.i - 1
+            and (nxt is None or nxt.is_punct)
+            and not any(c.dep_ == "neg" for c in tok.head.children)
+        ):
+            out.append(Change(tok.i, tok.i + 1, ("that", "yes"), "calque"))  # I think so -> I think that yes
+        elif tok.lower_ == "as" and tok.dep_ == "prep" and any(c.dep_ == "pobj" for c in tok.children):
+            head = tok.head
+            if head.lower_ == "same" or any(c.lower_ == "same" and c.dep_ == "amod" for c in head.children):
+                out.append(Change(tok.i, tok.i + 1, ("that",), "calque"))  # the same as me -> the same that me
+        elif tok.lower_ == "it" and tok.dep_ == "nsubj" and nxt is not None and tok.i + 2 < len(doc):
+            adj = doc[tok.i + 2]
+            if nxt.lower_ in ("is", "was", "'s") and adj.lower_ in _WEATHER and adj.dep_ == "acomp":
+                made = "made" if nxt.lower_ == "was" else "makes"
+                out.append(Change(nxt.i, nxt.i + 1, (made,), "calque"))  # it is cold -> it makes cold
+        elif tok.lemma_ == "have" and tok.pos_ == "VERB":
+            obj = next((c for c in tok.children if c.dep_ == "dobj"), None)
+            if obj is not None and obj.lemma_ == "time" and any(c.dep_ == "amod" for c in obj.children):
+                passed = match_case(inflect("pass", tok.tag_), tok.text)
+                out.append(Change(tok.i, tok.i + 1, (passed,), "calque"))  # had a good time -> passed
     return out
 
 
@@ -212,7 +275,13 @@ def calque(doc: Doc, rng: random.Random) -> list[Change]:
 _COLLOCATIONS = keyed(
     "take+photo>make take+picture>make make+mistake>do make+decision>do do+homework>make "
     "do+exercise>make make+noise>do tell+lie>say tell+truth>say tell+joke>say do+favour>make "
-    "do+favor>make make+progress>do"
+    "do+favor>make make+progress>do ask+question>make make+effort>do make+friend>do make+speech>do "
+    "make+call>do make+offer>do make+suggestion>do make+comment>do make+promise>do make+choice>do "
+    "make+difference>do make+sound>do make+joke>do make+plan>do make+appointment>do make+attempt>do "
+    "do+damage>make do+harm>make do+best>make do+business>make do+research>make do+shopping>make "
+    "do+housework>make do+duty>make take+walk>give take+step>give take+break>do "
+    " tell+story>say tell+secret>say miss+bus>lose miss+train>lose miss+flight>lose "
+    "miss+class>lose earn+living>win"
 )
 
 
@@ -222,60 +291,10 @@ def collocation(doc: Doc, rng: random.Random) -> list[Change]:
         if tok.pos_ != "VERB":
             continue
         for obj in tok.children:
-            wrong = _COLLOCATIONS.get((tok.lemma_, obj.lemma_)) if obj.dep_ == "dobj" else None
+            key = (tok.lemma_, obj.lemma_)  # his best: the lemma of "best" is "good"
+            wrong = _COLLOCATIONS.get(key, _COLLOCATIONS.get((tok.lemma_, obj.lower_))) if obj.dep_ == "dobj" else None
             if wrong:
                 out.append(Change(tok.i, tok.i + 1, (match_case(inflect(wrong, tok.tag_), tok.text),), "collocation"))
-    return out
-
-
-# --- prepositions -----------------------------------------------------------------------------
-
-# (head lemma, preposition) -> what the learner writes ("" drops the preposition)
-_PREPOSITIONS = keyed(
-    "married+to>with marry+to>with depend+on>of interested+in>on good+at>in arrive+in>to "
-    "arrive+at>to think+about>in dream+about>with dream+of>with responsible+for>of different+from>of "
-    "love+with>of wait+for>- listen+to>- look+at>- proud+of>for worried+about>for famous+for>by "
-    "according+to>with for+example>by for+instance>by"
-)
-# (preposition, object) -> what the learner writes, for times and media (on Monday -> in Monday)
-_MONTHS = words("january february march april june july august september october november december")
-_TIME_MEDIA = {
-    **{("on", day): "in" for day in DAYS},
-    **{("in", month): "on" for month in _MONTHS},
-    **keyed(
-        "on+weekend>in at+home>in in+morning>on in+afternoon>on in+evening>on at+night>on at+noon>in "
-        "at+midnight>in on+tv>in on+television>in on+radio>in by+bus>in by+car>in by+train>in by+plane>in "
-        "by+taxi>in"
-    ),
-}
-_GO_HOME = words("go come get walk drive run hurry")
-
-
-def preposition(doc: Doc, rng: random.Random) -> list[Change]:
-    out = []
-    for tok in doc:
-        if tok.lower_ == "home" and tok.dep_ == "advmod" and tok.head.lemma_ in _GO_HOME and tok.head.i == tok.i - 1:
-            out.append(Change(tok.i, tok.i + 1, ("to", tok.text), "preposition"))  # went home -> went to home
-        if tok.dep_ != "prep":
-            continue
-        obj = next((c for c in tok.children if c.dep_ == "pobj"), None)
-        if obj is None:
-            continue
-        head = tok.head
-        wrong = _PREPOSITIONS.get((head.lemma_, tok.lower_), _PREPOSITIONS.get((tok.lower_, obj.lower_)))
-        bare = not any(c.dep_ in ("prep", "relcl", "acl") for c in obj.children)
-        if wrong is None and bare:
-            wrong = _TIME_MEDIA.get((tok.lower_, obj.lower_))
-            if wrong and tok.lower_ == "by" and obj.i != tok.i + 1:
-                wrong = None  # by the bus is not "by bus"
-        if wrong is None and tok.lower_ == "in" and obj.tag_ == "CD" and obj.text.isdigit() and len(obj.text) == 4:
-            wrong = "on"  # in 2010 -> on 2010
-        if wrong is None:
-            continue
-        if wrong:
-            out.append(Change(tok.i, tok.i + 1, (match_case(wrong, tok.text),), "preposition"))
-        elif head.i == tok.i - 1:  # wait for the bus -> wait the bus
-            out.append(Change(head.i, tok.i + 1, (head.text,), "preposition"))
     return out
 
 
@@ -365,7 +384,6 @@ RULES = {
     "word_confusion": word_confusion,
     "calque": calque,
     "collocation": collocation,
-    "preposition": preposition,
     "capitalisation": capitalisation,
     "uncountable": uncountable,
     "a_an": a_an,

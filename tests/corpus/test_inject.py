@@ -195,6 +195,33 @@ def only(category: str, nlp, sentence: str, seeds: int = 40) -> set[str]:
         ("there_is_plural", "There are two cats in the garden.", "There is two cats in the garden."),
         ("people_plural", "People are friendly here.", "People is friendly here."),
         ("preposition", "He is married to a doctor.", "He is married with a doctor."),
+        ("preposition", "It depends on the weather.", "It depends of the weather."),
+        ("preposition", "I lived there for three years.", "I lived there during three years."),
+        ("preposition", "I lived there for three years.", "I lived there since three years."),
+        ("preposition", "We met on Monday.", "We met in Monday."),
+        ("preposition", "I listen to music every day.", "I listen music every day."),
+        ("preposition", "She visited her grandmother.", "She visited to her grandmother."),
+        ("preposition", "He married her last year.", "He married with her last year."),
+        ("preposition", "Despite the rain, we went out.", "Despite of the rain, we went out."),
+        ("preposition", "She is good at tennis.", "She is good in tennis."),
+        ("preposition", "We arrived at the station.", "We arrived to the station."),
+        ("preposition", "The train leaves at 6.30.", "The train leaves in 6.30."),
+        ("preposition", "They went shopping.", "They went to shopping."),
+        ("preposition", "The glass was filled with water.", "The glass was filled of water."),
+        ("preposition", "On the other hand, it is cheap.", "In the other hand, it is cheap."),
+        ("calque", "Most of the people were tired.", "The most of the people were tired."),
+        ("calque", "I want you to come with me.", "I want that you come with me."),
+        ("calque", "I think so.", "I think that yes."),
+        ("calque", "It is cold today.", "It makes cold today."),
+        ("calque", "We had a great time at the beach.", "We passed a great time at the beach."),
+        ("calque", "She has the same car as me.", "She has the same car that me."),
+        ("collocation", "Can I ask a question?", "Can I make a question?"),
+        ("collocation", "She made an effort to help.", "She did an effort to help."),
+        ("collocation", "I missed the bus this morning.", "I lost the bus this morning."),
+        ("collocation", "He always does his best.", "He always makes his best."),
+        ("present_perfect", "I have been waiting for two hours.", "I am waiting for two hours."),
+        ("present_perfect", "She has known him since she was a child.", "She knows him since she was a child."),
+        ("present_perfect", "We have lived here for a long time.", "We live here for a long time."),
     ],
 )
 def test_a_category_makes_its_typical_mistake(nlp, category, sentence, expected):
@@ -214,10 +241,34 @@ def test_a_category_makes_its_typical_mistake(nlp, category, sentence, expected)
         ("third_person", "My little brother still wets his bed."),  # "wet" is also the past
         ("determiner", "Vicky has got a lamb."),  # "got lamb" is correct English (the meat)
         ("determiner", "Aunt Elizabeth raised hers."),  # no "a hers"
+        ("preposition", "He finally arrived at last."),  # at last is a fixed phrase
+        ("preposition", "He is married with two children."),  # married with children is correct
+        ("preposition", "I stayed at the hotel for the last three years."),  # during the last three years
+        ("preposition", "We met at the station."),  # at/in the station are both correct
+        ("preposition", "He approached a moment later."),  # a moment is no object of approach
+        ("calque", "That's right."),  # only a person has reason
+        ("calque", "I don't think so."),
+        ("collocation", "I've made this trip before."),  # do a trip is heard too
+        ("present_perfect", "I had lived there since 2015."),  # the past perfect is another tense
     ],
 )
 def test_no_mistake_where_it_would_be_correct_english(nlp, category, sentence):
     assert only(category, nlp, sentence, seeds=15) == set()
+
+
+@pytest.mark.parametrize(
+    ("sentence", "correct"),
+    [
+        ("He waited for three hours.", "He waited three hours."),
+        ("She looked at the table.", "She looked in the table."),
+        ("She looked at the table.", "She looked on the table."),
+        ("Let's think about Spain.", "Let's think in Spain."),
+        ("I was thinking of you.", "I was thinking about you."),
+        ("He answered to his master.", "He answered his master."),
+    ],
+)
+def test_preposition_never_makes_another_correct_sentence(nlp, sentence, correct):
+    assert correct not in only("preposition", nlp, sentence, seeds=15)
 
 
 def test_spelling_makes_non_words_and_leaves_names_alone(nlp):
