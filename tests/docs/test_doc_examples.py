@@ -59,6 +59,10 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
     ("README.md", '$ corrige correct "Yesterday I goed'): (RUN, "test_readme_corrige_correct"),
     ("README.md", "corrige eval --card "): (NO_OUTPUT, "commands, figures in the model card"),
     ("README.md", "corrige eval gold.m2"): (NO_OUTPUT, "commands, figures in the table after them"),
+    ("README.md", "corrige corpus build /work/corpus-raw --out corpus/v2"): (
+        NOT_RUN,
+        "building the corpus and training take hours; the figures are in the reader model's card",
+    ),
     ("README.md", "make serve        # corrige serve on"): (NOT_RUN, "`make serve` runs until stopped"),
     ("README.md", "curl -s http://127.0.0.1:8000/v1/grammar/correct"): (RUN, "test_readme_curl_and_its_json"),
     ("README.md", '"sentence": "Yesterday I goed to the store",'): (RUN, "test_readme_curl_and_its_json"),
