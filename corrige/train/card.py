@@ -18,6 +18,19 @@ def _metrics_row(name: str, m: dict) -> str:
     )
 
 
+def latency_section(lat: dict, what: str) -> list[str]:
+    """The card's latency paragraph: batch-1 corrections, `lat['n']` of them (`what` names them)."""
+    return [
+        "",
+        "## Latency",
+        "",
+        f"One correction at batch 1 in the NumPy runtime (tokenize, prefill, greedy decode, interpret), "
+        f"{lat['n']} {what}: p50 **{lat['p50_ms']:.2f} ms**, p95 {lat['p95_ms']:.2f} ms, "
+        f"{lat['mean_prompt_tokens']:.1f} prompt tokens and "
+        f"{lat['mean_completion_tokens']:.1f} generated tokens on average.",
+    ]
+
+
 def render_card(model_dir: Path, results: dict) -> str:
     train_file = model_dir / "train_config.json"
     meta = json.loads(train_file.read_text()) if train_file.is_file() else {}
@@ -86,17 +99,8 @@ def render_card(model_dir: Path, results: dict) -> str:
             lines.append(
                 f"| {cat} | {c['sentences']} | {c['exact_match']:.3f} | {c['recall']:.3f} | {c['precision']:.3f} |"
             )
-    lat = results.get("latency")
-    if lat:
-        lines += [
-            "",
-            "## Latency",
-            "",
-            f"One correction at batch 1 in the NumPy runtime (tokenize, prefill, greedy decode, interpret), "
-            f"{lat['n']} runs: p50 **{lat['p50_ms']:.2f} ms**, p95 {lat['p95_ms']:.2f} ms, "
-            f"{lat['mean_prompt_tokens']:.1f} prompt tokens and "
-            f"{lat['mean_completion_tokens']:.1f} generated tokens on average.",
-        ]
+    if results.get("latency"):
+        lines += latency_section(results["latency"], "runs")
     lines += [
         "",
         "## Limits",

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from corrige.train.card import CARD_FILE
+from corrige.train.card import CARD_FILE, latency_section
 
 CORPUS_FILE = "corpus.json"
 TUTOR_DIR = Path(__file__).resolve().parent.parent / "tutor"
@@ -146,16 +146,8 @@ def render(model_dir: Path, results: dict[str, Any]) -> str:
             f"| {t['set']} | {t['name']} | {t['value']:.3f} | {'yes' if t['met'] else 'no'} |"
             for t in results["targets"]
         ]
-    lat = results.get("latency")
-    if lat:
-        lines += [
-            "",
-            "## Latency",
-            "",
-            f"One correction at batch 1 in the NumPy runtime, {lat['n']} learner sentences: p50 "
-            f"**{lat['p50_ms']:.2f} ms**, p95 {lat['p95_ms']:.2f} ms ({lat['mean_prompt_tokens']:.1f} prompt "
-            f"tokens, {lat['mean_completion_tokens']:.1f} generated on average).",
-        ]
+    if results.get("latency"):
+        lines += latency_section(results["latency"], "learner sentences")
     sizes = results.get("sizes")
     if sizes:
         lines += [

@@ -77,21 +77,7 @@ def test_bucketed_order_is_a_permutation_of_similar_lengths():
 
 
 def test_training_on_pairs_exports_a_gloss_token_model(pairs_file, tmp_path):
-    cfg = TrainConfig(
-        preset="smoke",
-        pairs=str(pairs_file),
-        n_dev=4,
-        n_test=4,
-        batch_size=4,
-        max_steps=6,
-        max_minutes=5,
-        eval_every=3,
-        eval_examples=4,
-        checkpoint_every=3,
-        warmup_steps=1,
-        threads=1,
-        bf16=True,
-    )
+    cfg = small_run(pairs_file, max_steps=6, eval_every=3, checkpoint_every=3, bf16=True)
     result = train(cfg, tmp_path)
     assert result.steps == 6
     tutor = Tutor.load(tmp_path)
@@ -106,20 +92,7 @@ def test_training_on_pairs_exports_a_gloss_token_model(pairs_file, tmp_path):
 
 
 def test_a_run_can_start_from_an_exported_model(pairs_file, tmp_path):
-    base = TrainConfig(
-        preset="smoke",
-        pairs=str(pairs_file),
-        n_dev=4,
-        n_test=4,
-        batch_size=4,
-        max_steps=3,
-        max_minutes=5,
-        eval_every=100,
-        eval_examples=4,
-        checkpoint_every=100,
-        warmup_steps=1,
-        threads=1,
-    )
+    base = small_run(pairs_file, max_steps=3, eval_every=100, checkpoint_every=100)
     first = tmp_path / "first"
     train(base, first)
     from corrige.model.weights import load_model
@@ -131,3 +104,19 @@ def test_a_run_can_start_from_an_exported_model(pairs_file, tmp_path):
     _, after = load_model(second)
     assert (second / "tokenizer.json").read_text() == (first / "tokenizer.json").read_text()
     assert all(np.array_equal(before[k], after[k]) for k in before)
+
+
+def small_run(pairs_file, **changes) -> TrainConfig:
+    """A few steps of the smoke preset on the test's pairs file."""
+    fields = dict(
+        preset="smoke",
+        pairs=str(pairs_file),
+        n_dev=4,
+        n_test=4,
+        batch_size=4,
+        max_minutes=5,
+        eval_examples=4,
+        warmup_steps=1,
+        threads=1,
+    )
+    return TrainConfig(**{**fields, **changes})
