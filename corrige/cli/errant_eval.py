@@ -193,9 +193,6 @@ def write_learner_card(
         results["latency"] = correction_latency_ms(tutor, sentences, repeats=1)
     results["params"] = tutor.weights.cfg.num_params()
     results["command"] = f"corrige eval --card --model {model_dir}"
-    sizes_file = model_dir / "sizes.json"
-    if sizes_file.is_file():
-        results["sizes"] = json.loads(sizes_file.read_text(encoding="utf-8"))
     table = Table("set", "rows", "P", "R", "F0.5", "false alarms", "abstained", "refused", title="ERRANT")
     for name, s in results["sets"].items():
         table.add_row(

@@ -148,22 +148,6 @@ def render(model_dir: Path, results: dict[str, Any]) -> str:
         ]
     if results.get("latency"):
         lines += latency_section(results["latency"], "learner sentences")
-    sizes = results.get("sizes")
-    if sizes:
-        lines += [
-            "",
-            "## Size: quality against latency",
-            "",
-            "Each size trained for the same wall-clock budget on the same pairs, then scored on the tune half.",
-            "",
-            "| preset | parameters | train min | F0.5 (tune) | P | R | p50 ms (batch 1) | decode step ms (batch 32) |",
-            "|---|---|---|---|---|---|---|---|",
-        ]
-        lines += [
-            f"| {s['preset']} | {s['params']:,} | {s['minutes']:.0f} | {s['f05']:.3f} | {s['precision']:.3f} | "
-            f"{s['recall']:.3f} | {s['p50_ms']:.2f} | {s['step32_ms']:.2f} |"
-            for s in sizes
-        ]
     lines += [
         "",
         "## Limits",

@@ -29,7 +29,7 @@ from corrige.model.numpy_gpt import KVCache, prepare
 from corrige.model.torch_gpt import TorchGPT
 from corrige.model.weights import load_model, save_model
 from corrige.tokenizer import BPETokenizer
-from corrige.train.pairs import encode_pairs, pair_splits
+from corrige.train.pairs import TextPair, encode_pairs, pair_splits
 from corrige.tutor.codec import EncodedExample, encode_pair, encode_prompt, split_answer
 from corrige.tutor.data import make_splits
 from corrige.tutor.format import render_target
@@ -96,7 +96,7 @@ def build_tokenizer(train_examples, vocab_size: int, gloss_token: bool = False) 
 
 
 def encode_split(tok: BPETokenizer, examples, n_ctx: int) -> tuple[list[EncodedExample], int]:
-    if examples and not hasattr(examples[0], "template_id"):  # real-text pairs: batched encoding
+    if examples and isinstance(examples[0], TextPair):  # real-text pairs: batched encoding
         return encode_pairs(tok, examples, n_ctx)
     encoded, dropped = [], 0
     for ex in examples:
