@@ -72,7 +72,7 @@ def test_a_backlog_is_sent_in_chunks_that_keep_each_trace_whole():
     pieces = chunks(records, size=100)
     assert [span for piece in pieces for span in piece] == records  # nothing lost, nothing repeated
     assert all(100 <= len(piece) <= 125 for piece in pieces[:-1])
-    for before, after in zip(pieces, pieces[1:]):
+    for before, after in zip(pieces, pieces[1:], strict=False):
         assert before[-1].trace_id != after[0].trace_id  # no trace split over two writes
 
 
