@@ -47,7 +47,8 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
     ErrorCode(
         400,
         "prompt_injection",
-        "a special-token marker (`<\\|`, `\\|>`, as in `<\\|sep\\|>`), or the tutor's answer separator ` / `",
+        "one of the model's special tokens written out (`<\\|sep\\|>`, `<\\|gloss\\|>`, …);"
+        " a slash or a lone `<\\|` is only text",
         where=("text", "POST /v1/chat/completions"),
         unstated=("POST /v1/chat/completions",),
     ),

@@ -1,4 +1,4 @@
-"""Guards (seed 004, layer 3): what stops a request before it costs model time.
+"""Guards (layer 3 of the request path): what stops a request before it costs model time.
 
 * `DrainMiddleware`: counts requests in flight and, once draining, refuses new ones (503).
 * `RateLimitMiddleware`: token buckets per client address and per learner session, by route
@@ -7,7 +7,7 @@
   take too long to arrive (408), bodies that are not JSON (415), not UTF-8 or not parsable
   JSON within `MAX_JSON_DEPTH` levels (400), then replays the body to the app.
 * `check_text`: the input filter for text bound for the model (control characters, lone
-  surrogates, the model's special-token markers and the answer separator: 400).
+  surrogates, the model's special tokens written out: 400).
 
 The middleware is pure ASGI and answers with the shared error model, before FastAPI parses
 anything (`refuse`: or with the learner's page, for the portal's pages and form posts); the
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from corrige.server.errors import ApiError, send_error
+from corrige.tokenizer import GLOSS, SPECIAL_TOKENS
 
 MAX_JSON_DEPTH = 32  # no request of the API nests deeper than 3; json.loads recurses once a level
 
@@ -360,26 +361,27 @@ def char_class(ranges: Iterable[tuple[int, int]]) -> str:
 _CONTROLS, _SPACES = char_class(CONTROL_RANGES), char_class(SPACE_RANGES)
 _CONTROL = re.compile(f"[{_CONTROLS}]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_SPECIAL_MARKER = re.compile(r"<\||\|>")  # the model's special tokens look like <|sep|>
-_ANSWER_SEPARATOR = re.compile(r"\s/\s")  # the tutor's output is "corrected / gloss"
+# The model's special tokens as text. The tokenizer encodes typed text with these split into plain
+# bytes, so they cannot reach the model as tokens; the guard still refuses them as a plain sign of
+# an attempt to forge the prompt format. Nothing else is refused for looking like the format: the
+# separators are tokens, and a learner's "tea / coffee" or "<|" is just text.
+_SPECIAL_TOKENS = "|".join(re.escape(t) for t in (*SPECIAL_TOKENS, GLOSS))
+_SPECIAL_TOKEN = re.compile(_SPECIAL_TOKENS)
 
 
-def text_pattern(*, tutor_format: bool = True, nonblank: bool = False) -> str:
+def text_pattern(*, nonblank: bool = False) -> str:
     """`check_text`'s rules as one JSON Schema `pattern` (ECMA-262, and Python's `re` reads it the
-    same): no control character, no special-token marker, with `tutor_format` no answer separator,
-    with `nonblank` at least one character that is not whitespace (`str.strip` leaves it). The
-    OpenAPI document states them with it (corrige.server.openapi); a test holds the two to agree."""
-    refused = r"<\||\|>" + (f"|[{_SPACES}]/[{_SPACES}]" if tutor_format else "")
+    same): no control character, no special token, with `nonblank` at least one character that is
+    not whitespace (`str.strip` leaves it). The OpenAPI document states them with it
+    (corrige.server.openapi); a test holds the two to agree."""
+    refused = _SPECIAL_TOKENS
     body = f"[^{_CONTROLS}]*[^{_CONTROLS}{_SPACES}][^{_CONTROLS}]*" if nonblank else f"[^{_CONTROLS}]*"
     return rf"^(?![\s\S]*(?:{refused})){body}$"
 
 
-def check_text(text: str, field: str, *, tutor_format: bool = True) -> None:
-    """Raise a 400 `ApiError` for text the model must not see.
-
-    `tutor_format` also refuses the tutor's answer separator (" / "): a sentence holding it
-    could pass a forged answer off as the learner's sentence.
-    """
+def check_text(text: str, field: str) -> None:
+    """Raise a 400 `ApiError` for text the model must not see: not valid Unicode, a control
+    character, or one of the model's special tokens written out."""
     if _SURROGATE.search(text):
         raise ApiError(400, "invalid_encoding", f"{field}: contains a lone surrogate (not valid Unicode text)")
     if match := _CONTROL.search(text):
@@ -388,7 +390,5 @@ def check_text(text: str, field: str, *, tutor_format: bool = True) -> None:
             "invalid_characters",
             f"{field}: contains the control character U+{ord(match.group()):04X} at position {match.start()}",
         )
-    if _SPECIAL_MARKER.search(text):
-        raise ApiError(400, "prompt_injection", f"{field}: contains a special-token marker ('<|' or '|>')")
-    if tutor_format and _ANSWER_SEPARATOR.search(text):
-        raise ApiError(400, "prompt_injection", f"{field}: contains the answer separator ' / '")
+    if match := _SPECIAL_TOKEN.search(text):
+        raise ApiError(400, "prompt_injection", f"{field}: contains the model's special token {match.group()!r}")

@@ -97,13 +97,13 @@ def text_constraints(kind: str, settings: Settings) -> dict[str, Any]:
     """What the guards enforce on learner text of each kind (`check_text`, the length and blank checks)."""
     most = settings.max_sentence_chars
     if kind == "sentence":  # the tutor's input: service.py's _guard
-        return {"minLength": 1, "maxLength": most, "pattern": text_pattern(tutor_format=True, nonblank=True)}
+        return {"minLength": 1, "maxLength": most, "pattern": text_pattern(nonblank=True)}
     if kind == "answer":  # a quiz or exam answer: routes/portal.py's submit_answer
-        return {"minLength": 1, "maxLength": most, "pattern": text_pattern(tutor_format=False, nonblank=True)}
+        return {"minLength": 1, "maxLength": most, "pattern": text_pattern(nonblank=True)}
     if kind == "prompt":  # /v1/completions' text prompt: service.py's raw_prompt
-        return {"minLength": 1, "pattern": text_pattern(tutor_format=False)}
+        return {"minLength": 1, "pattern": text_pattern()}
     if kind == "query":  # /v1/tools/rules
-        return {"pattern": text_pattern(tutor_format=False)}
+        return {"pattern": text_pattern()}
     raise ValueError(f"unknown kind of text {kind!r}")
 
 

@@ -329,7 +329,7 @@ class CorrectionService:
         if isinstance(prompt, str):
             if not prompt:
                 raise ApiError(422, "empty_prompt", "prompt: the prompt is empty")
-            check_text(prompt, "prompt", tutor_format=False)
+            check_text(prompt, "prompt")
             ids = [self.tutor.tokenizer.special.bos, *self.tutor.tokenizer.encode(prompt)]
         else:
             ids = list(prompt)

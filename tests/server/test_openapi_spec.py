@@ -63,11 +63,11 @@ def statuses(document: dict, method: str, path: str) -> set[int]:
     return {int(s) for s in operation(document, method, path)["responses"]}
 
 
-def accepted_by_guards(text: str, tutor_format: bool, nonblank: bool) -> bool:
+def accepted_by_guards(text: str, nonblank: bool) -> bool:
     if nonblank and not text.strip():
         return False
     try:
-        check_text(text, "text", tutor_format=tutor_format)
+        check_text(text, "text")
     except ApiError:
         return False
     return True
@@ -76,34 +76,34 @@ def accepted_by_guards(text: str, tutor_format: bool, nonblank: bool) -> bool:
 # ---------------------------------------------------------------- the pattern is the guards
 
 
-@given(TEXT, st.booleans(), st.booleans())
-def test_the_documented_pattern_accepts_exactly_what_the_guards_accept(text, tutor_format, nonblank):
-    pattern = text_pattern(tutor_format=tutor_format, nonblank=nonblank)
-    expected = accepted_by_guards(text, tutor_format, nonblank)
+@given(TEXT, st.booleans())
+def test_the_documented_pattern_accepts_exactly_what_the_guards_accept(text, nonblank):
+    pattern = text_pattern(nonblank=nonblank)
+    expected = accepted_by_guards(text, nonblank)
     assert (re.search(pattern, text) is not None) == expected  # Python's reading
     # and a JSON Schema validator's (Rust's regex engines, as schemathesis validates)
     assert jsonschema_rs.validator_for({"type": "string", "pattern": pattern}).is_valid(text) == expected
 
 
 @pytest.mark.parametrize(
-    ("text", "tutor_format", "nonblank", "expected"),
+    ("text", "nonblank", "expected"),
     [
-        ("", True, True, False),
-        (" \t\u3000", True, True, False),
-        ("I goed home", True, True, True),
-        ("a / b", True, True, False),
-        ("a / b", False, True, True),
-        ("a\u2028/\u3000b", True, False, False),
-        ("a/b", True, True, True),
-        ("see <|sep|>", False, False, False),
-        ("tab\tand\nnewline", True, True, True),
-        ("\x1cI went", False, True, False),
-        ("x\u202ey", False, False, False),
+        ("", True, False),
+        (" \t\u3000", True, False),
+        ("I goed home", True, True),
+        ("Do you prefer tea / coffee?", True, True),  # a learner's slash is text, never the format
+        ("a\u2028/\u3000b", False, True),
+        ("a <| b |> c", True, True),
+        ("see <|sep|>", False, False),
+        ("then <|gloss|> sin errores", False, False),
+        ("tab\tand\nnewline", True, True),
+        ("\x1cI went", True, False),
+        ("x\u202ey", False, False),
     ],
 )
-def test_the_documented_pattern_on_known_cases(text, tutor_format, nonblank, expected):
-    assert accepted_by_guards(text, tutor_format, nonblank) == expected
-    assert (re.search(text_pattern(tutor_format=tutor_format, nonblank=nonblank), text) is not None) == expected
+def test_the_documented_pattern_on_known_cases(text, nonblank, expected):
+    assert accepted_by_guards(text, nonblank) == expected
+    assert (re.search(text_pattern(nonblank=nonblank), text) is not None) == expected
 
 
 def test_the_whitespace_of_the_patterns_is_pythons_less_the_controls():
@@ -192,14 +192,14 @@ def test_learner_text_carries_the_constraints_the_guards_enforce(document):
     schemas = document["components"]["schemas"]
     sentence = schemas["CorrectRequest"]["properties"]["sentence"]
     assert (sentence["minLength"], sentence["maxLength"]) == (1, 123)
-    assert sentence["pattern"] == text_pattern(tutor_format=True, nonblank=True)
+    assert sentence["pattern"] == text_pattern(nonblank=True)
     batch = schemas["BatchCorrectRequest"]["properties"]["sentences"]
     assert batch["maxItems"] == 7 and batch["items"]["pattern"] == sentence["pattern"]
     assert schemas["SentenceBody"]["properties"]["sentence"]["pattern"] == sentence["pattern"]
     answer = schemas["AnswerBody"]["properties"]["answer"]
-    assert answer["maxLength"] == 123 and answer["pattern"] == text_pattern(tutor_format=False, nonblank=True)
+    assert answer["maxLength"] == 123 and answer["pattern"] == text_pattern(nonblank=True)
     query = schemas["RulesToolRequest"]["properties"]["query"]
-    assert (query["minLength"], query["maxLength"], query["pattern"]) == (1, 500, text_pattern(tutor_format=False))
+    assert (query["minLength"], query["maxLength"], query["pattern"]) == (1, 500, text_pattern())
 
 
 def test_limits_come_from_the_settings_and_the_loaded_model(make_client):
@@ -208,7 +208,7 @@ def test_limits_come_from_the_settings_and_the_loaded_model(make_client):
     tutor = client.app.state.tutor
     completion = document["components"]["schemas"]["CompletionRequest"]["properties"]
     text, ids = completion["prompt"]["anyOf"]
-    assert text["minLength"] == 1 and text["pattern"] == text_pattern(tutor_format=False)
+    assert text["minLength"] == 1 and text["pattern"] == text_pattern()
     assert ids["minItems"] == 1 and ids["maxItems"] == tutor.n_ctx - 1
     assert ids["items"]["minimum"] == 0 and ids["items"]["maximum"] == tutor.weights.cfg.vocab_size - 1
     assert completion["max_tokens"]["maximum"] == min(40, tutor.n_ctx - 1)
@@ -269,7 +269,7 @@ def test_an_answer_is_checked_as_sent(learner, answer, status, code):
 
 @pytest.mark.parametrize("sentence", ["", " ", "a / b", "<|x", "I went\x00", "\u3000x\u3000", "a/b", "He go."])
 def test_a_sentence_the_document_allows_is_never_refused_for_its_text(make_client, sentence):
-    pattern = text_pattern(tutor_format=True, nonblank=True)
+    pattern = text_pattern(nonblank=True)
     response = make_client().post("/v1/grammar/correct", json={"sentence": sentence, "rules": False})
     if re.search(pattern, sentence):
         assert response.status_code == 200 or error_of(response)["code"] == "prompt_too_long"

@@ -344,7 +344,7 @@ async def submit_answer(
         raise ApiError(422, "empty_answer", "answer: the answer is empty; write the corrected sentence")
     if len(body.answer) > service.settings.max_sentence_chars:
         raise ApiError(422, "answer_too_long", f"answer: at most {service.settings.max_sentence_chars} characters")
-    check_text(body.answer, "answer", tutor_format=False)
+    check_text(body.answer, "answer")
     question = await question_of(portal, body.question_id)
     verdict = grade(question.sentence, question.expected, answer)
     graded = time.perf_counter()

@@ -62,7 +62,7 @@ class RulesToolResponse(StrictModel):
 async def rules_tool(body: RulesToolRequest, settings: SettingsDep, request: Request) -> RulesToolResponse:
     """Rule cards by BM25, looked up by a subprocess tool (slower than `/v1/grammar/correct`'s own
     retrieval: this endpoint exists to show and test tracing across a process boundary)."""
-    check_text(body.query, "query", tutor_format=False)
+    check_text(body.query, "query")
     slots = tool_slots(request, settings)
     if slots.locked():  # refused at once: a queue of waiting calls would hold connections instead
         message = f"{settings.max_tool_processes} tool processes are already running; retry shortly"
