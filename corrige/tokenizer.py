@@ -7,9 +7,10 @@ Learner text is encoded with special tokens *split* (`encode_special_tokens`): a
 who types "<|sep|>" gets the bytes of that string, never the separator itself, so the
 prompt format cannot be smuggled in.
 
-Tokenizers trained for real-text models also carry `<|gloss|>`, the separator between the
-corrected sentence and its gloss: a token no typed text can produce, so a learner's " / " is
-just text. Older tokenizers (the bundled seed and tutor models) lack it and write " / ".
+Every tokenizer trained now also carries `<|gloss|>`, the separator between the corrected
+sentence and its gloss: a token no typed text can produce, so a learner's " / " is just text.
+Tokenizers from before it write " / " as text; `with_gloss_token` adds the token to one of them
+(and `corrige.train.gloss_token` the embedding row a model needs for it).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
 
 BOS = "<|bos|>"
 SEP = "<|sep|>"
@@ -83,6 +84,15 @@ class BPETokenizer:
         if not p.is_file():
             raise FileNotFoundError(f"no tokenizer at {p}")
         return cls(Tokenizer.from_file(str(p)))
+
+    def with_gloss_token(self) -> BPETokenizer:
+        """This tokenizer with `<|gloss|>` added as the next id (itself if it has the token): its
+        other ids, merges and encodings stay as they were."""
+        if self.special.gloss is not None:
+            return self
+        tok = Tokenizer.from_str(self._tok.to_str())
+        tok.add_special_tokens([AddedToken(GLOSS, special=True, normalized=False)])
+        return BPETokenizer(tok)
 
     def save(self, path: str | Path) -> Path:
         p = Path(path)

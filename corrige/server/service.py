@@ -32,7 +32,7 @@ from corrige.server.errors import ApiError, error_body, from_engine_error, from_
 from corrige.server.guards import check_text
 from corrige.server.schemas import BatchCorrectResponse, CorrectionOut, CorrectResponse, EditOut, RuleOut, Usage
 from corrige.server.settings import Settings
-from corrige.server.sse import IncrementalDecoder, event
+from corrige.server.sse import event
 from corrige.tutor.agent import Correction, Tutor
 from corrige.tutor.codec import PromptTooLong
 from corrige.tutor.retrieval import RuleHit, span_attributes
@@ -292,22 +292,23 @@ class CorrectionService:
     async def correct_events(
         self, prepared: Prepared, stream: RequestStream, meta: RequestMeta, rules: bool = True
     ) -> AsyncIterator[bytes]:
-        """SSE for one correction: `token` events (whole characters) as the model decodes, then one
-        `result` event with the full `CorrectResponse`, or an `error` event."""
-        decoder = IncrementalDecoder(self.tutor.tokenizer)
+        """SSE for one correction (the protocol: README.md, "Streaming"): `token` events with the
+        corrected sentence as the model writes it (whole characters; never the separator nor the
+        gloss), then `settle`'s events, then one `result` event with the full `CorrectResponse`;
+        or an `error` event, after which nothing the stream showed stands."""
+        answer = self.tutor.answer_stream(prepared.sentence)
         start = time.perf_counter()
         try:
             async for token in stream:
-                piece = decoder.push(token.token_id)
+                piece = answer.push(token.token_id)
                 if piece:
                     yield event({"index": token.index, "text": piece}, "token")
             output = stream.output
             assert output is not None
-            rest = decoder.flush()
-            if rest:
-                yield event({"index": len(output.token_ids) - 1, "text": rest}, "token")
             self._record_engine(prepared, output, time.perf_counter() - start)
             correction = self.format(prepared, output)
+            for settled in settle(answer.released, correction, len(output.token_ids) - 1):
+                yield settled
             hits = await self.rules_for(prepared, correction, rules)
             serialize_start = time.perf_counter()
             fields = self.result(prepared, correction, hits, meta.received_at)
@@ -414,6 +415,20 @@ class CorrectionService:
                 S.BYTES_OUT: ID_BYTES * n_out,
             },
         )
+
+
+def settle(streamed: str, correction: Correction, index: int) -> list[bytes]:
+    """The events that take a stream whose `token` events spelled `streamed` to the checked
+    correction: the rest of its sentence as one more `token` event (`index`: the last token's),
+    or, when `streamed` is not the start of it (the tutor abstained, or its checks changed the
+    model's answer), a `replace` event with the whole sentence; then the `gloss` event."""
+    corrected = correction.corrected
+    if corrected.startswith(streamed):
+        rest = corrected[len(streamed) :]
+        events = [event({"index": index, "text": rest}, "token")] if rest else []
+    else:
+        events = [event({"text": corrected, "reason": correction.abstain_reason or "revised"}, "replace")]
+    return [*events, event({"text": correction.gloss}, "gloss")]
 
 
 def finish_reason(output: RequestOutput) -> str:

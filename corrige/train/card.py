@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from corrige.tokenizer import BPETokenizer
+
 CARD_FILE = "MODEL_CARD.md"
 
 
@@ -35,12 +37,14 @@ def render_card(model_dir: Path, results: dict) -> str:
     train_file = model_dir / "train_config.json"
     meta = json.loads(train_file.read_text()) if train_file.is_file() else {}
     model, train = meta.get("model", {}), meta.get("train", {})
+    separator = "<|gloss|>" if BPETokenizer.load(model_dir).special.gloss is not None else "/"
     lines = [
         f"# Model card: corrige tutor (`{model_dir.name}`)",
         "",
         "A GPT-2 (pre-LayerNorm, tanh GELU, tied LM head) trained from scratch to read "
-        "`<bos> sentence <sep>` and write `corrected / Spanish gloss <eos>`, e.g. "
-        "*Yesterday I goed to the store* → *Yesterday I went to the store / pasado irregular: goed → went*.",
+        f"`<bos> sentence <sep>` and write `corrected {separator} Spanish gloss <eos>`, e.g. "
+        f"*Yesterday I goed to the store* → *Yesterday I went to the store {separator} pasado irregular: "
+        "goed → went*.",
         "Weights are safetensors with GPT-2 tensor names (`transformers.GPT2LMHeadModel` loads them); "
         "the server runs them in NumPy.",
         "",
@@ -65,9 +69,18 @@ def render_card(model_dir: Path, results: dict) -> str:
         f"batch {train.get('batch_size')}, AdamW peak LR {train.get('lr')} (cosine), "
         f"budget {train.get('max_minutes')} min / {train.get('max_steps')} steps, seed {train.get('seed')}",
     ]
-    trained = meta.get("result")
-    if trained:
-        lines.append(f"- trained {trained['steps']} steps in {trained['minutes']:.1f} min (2-core CPU, PyTorch)")
+    runs = [*meta.get("continued_from", []), meta]  # the first run, then each that went on from the one before
+    for i, run in enumerate(runs):
+        trained, how = run.get("result"), run.get("train", {})
+        if not trained:
+            continue
+        start = "- then continued from that model's weights" if i else "- trained"
+        if i and runs[i - 1].get("model", {}).get("vocab_size") != run.get("model", {}).get("vocab_size"):
+            start += " (the `<|gloss|>` separator token added, `corrige.train.gloss_token`)"
+        lines.append(
+            f"{start}: {trained['steps']} steps in {trained['minutes']:.1f} min at peak LR {how.get('lr')} "
+            "(2-core CPU, PyTorch)"
+        )
         for h in trained.get("history", []):
             lines.append(f"  - step {h['step']}: dev loss {h['dev_loss']:.4f}, dev exact match {h['dev_exact']:.3f}")
     lines += [

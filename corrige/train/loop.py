@@ -11,6 +11,7 @@ periodic dev evaluation that decodes with the same NumPy runtime that serves the
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import random
@@ -29,10 +30,10 @@ from corrige.model.numpy_gpt import KVCache, prepare
 from corrige.model.torch_gpt import TorchGPT
 from corrige.model.weights import load_model, save_model
 from corrige.tokenizer import BPETokenizer
+from corrige.train.gloss_token import add_gloss_token
 from corrige.train.pairs import TextPair, encode_pairs, pair_splits
 from corrige.tutor.codec import EncodedExample, encode_pair, encode_prompt, split_answer
 from corrige.tutor.data import make_splits
-from corrige.tutor.format import render_target
 from corrige.tutor.plausibility import write_known_words
 
 log = logging.getLogger(__name__)
@@ -87,12 +88,10 @@ class TrainResult:
 StepCallback = Callable[[int, float, float], None]  # (step, loss, progress in [0, 1])
 
 
-def build_tokenizer(train_examples, vocab_size: int, gloss_token: bool = False) -> BPETokenizer:
-    if gloss_token:
-        texts = (t for ex in train_examples for t in (ex.source, ex.corrected, ex.gloss))
-    else:
-        texts = (t for ex in train_examples for t in (ex.source, render_target(ex.corrected, ex.gloss)))
-    return BPETokenizer.train(texts, vocab_size=vocab_size, gloss_token=gloss_token)
+def build_tokenizer(train_examples, vocab_size: int) -> BPETokenizer:
+    """BPE learned from the examples' three texts, with `<|gloss|>` for the answer's separator."""
+    texts = (t for ex in train_examples for t in (ex.source, ex.corrected, ex.gloss))
+    return BPETokenizer.train(texts, vocab_size=vocab_size, gloss_token=True)
 
 
 def encode_split(tok: BPETokenizer, examples, n_ctx: int) -> tuple[list[EncodedExample], int]:
@@ -174,13 +173,13 @@ def train(cfg: TrainConfig, out_dir: Path, resume: bool = False, on_step: StepCa
     if cfg.init_from and not (resume and (out_dir / "checkpoint.pt").is_file()):
         # a model trained before (e.g. the bundled one) goes on learning: its tokenizer, shape and weights
         model_cfg, start_params = load_model(cfg.init_from)
-        tok = BPETokenizer.load(cfg.init_from)
+        tok, start_params = add_gloss_token(BPETokenizer.load(cfg.init_from), start_params)
         tok.save(tok_path)
     elif resume and tok_path.is_file():
         tok = BPETokenizer.load(tok_path)
     else:
         sample = splits["train"][: cfg.tokenizer_sample] if cfg.pairs else splits["train"]
-        tok = build_tokenizer(sample, model_cfg.vocab_size, gloss_token=cfg.pairs is not None)
+        tok = build_tokenizer(sample, model_cfg.vocab_size)
         tok.save(tok_path)
     model_cfg = model_cfg.with_(vocab_size=tok.vocab_size)
     train_set, dropped = encode_split(tok, splits["train"], model_cfg.n_ctx)
@@ -283,9 +282,12 @@ def train(cfg: TrainConfig, out_dir: Path, resume: bool = False, on_step: StepCa
     )
     write_known_words(out_dir, known)
     summary = {"steps": step, "minutes": round(minutes, 1), "history": [asdict(h) for h in history]}
-    (out_dir / "train_config.json").write_text(
-        _json({"train": asdict(cfg), "model": model_cfg.to_dict(), "result": summary})
-    )
+    record = {"train": asdict(cfg), "model": model_cfg.to_dict(), "result": summary}
+    earlier = Path(cfg.init_from or "") / "train_config.json"
+    if cfg.init_from and earlier.is_file():  # the runs this one continues, so the card tells all of them
+        before = json.loads(earlier.read_text())
+        record["continued_from"] = [*before.pop("continued_from", []), before]
+    (out_dir / "train_config.json").write_text(_json(record))
     return TrainResult(out_dir, step, minutes, loss_ema, history, dropped)
 
 

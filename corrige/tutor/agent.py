@@ -26,7 +26,7 @@ from corrige.model.generate import greedy_generate_scored, lookup_greedy_generat
 from corrige.model.numpy_gpt import KVCache, RuntimeWeights, prepare
 from corrige.model.weights import load_model
 from corrige.tokenizer import BPETokenizer
-from corrige.tutor.codec import PromptTooLong, check_fits, encode_prompt, split_answer
+from corrige.tutor.codec import AnswerStream, PromptTooLong, check_fits, encode_prompt, split_answer
 from corrige.tutor.consistency import gloss_disagreement, keep_explained
 from corrige.tutor.drafting import AnswerDrafter
 from corrige.tutor.edits import Edit, diff_edits
@@ -125,6 +125,11 @@ class Tutor:
         ids = encode_prompt(self.tokenizer, normalize_sentence(sentence)[0])
         check_fits(len(ids), self.min_answer_tokens(), self.n_ctx)
         return ids
+
+    def answer_stream(self, sentence: str) -> AnswerStream:
+        """Reads the model's answer to `sentence` as it is generated: the corrected sentence as
+        `interpret` writes it when it keeps the model's answer (the full stop it added dropped)."""
+        return AnswerStream(self.tokenizer, drop_suffix="." if normalize_sentence(sentence)[1] else "")
 
     def fits(self, sentence: str) -> bool:
         """Whether `build_prompt` takes the sentence (it and its answer fit the window)."""

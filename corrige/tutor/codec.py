@@ -2,7 +2,8 @@
 
 A tokenizer with the `<|gloss|>` token (real-text models) writes `corrected <|gloss|> gloss <eos>`
 instead: the separator is then a token that typed text cannot produce. `encode_pair` and
-`split_answer` handle both, so callers never look at the separator themselves.
+`split_answer` handle both, so callers never look at the separator themselves; `AnswerStream`
+is `split_answer` for tokens as they are generated (what a stream may show of the corrected part).
 
 Text-level rendering and parsing live in `format.py`; this module only turns those strings
 into token ids and checks that they fit the model's window, so an input that cannot fit
@@ -15,7 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from corrige.tokenizer import BPETokenizer
-from corrige.tutor.format import parse_target, render_target
+from corrige.tutor.format import TARGET_SEPARATOR, parse_target, render_target
+
+_REPLACEMENT = "\ufffd"  # what decoding shows for an incomplete UTF-8 sequence
 
 
 class PromptTooLong(ValueError):
@@ -79,3 +82,57 @@ def split_answer(tok: BPETokenizer, ids: Sequence[int]) -> tuple[str, str, int] 
     if not corrected or not gloss:
         return None
     return corrected, gloss, cut
+
+
+class AnswerStream:
+    """The corrected sentence of an answer, released as its tokens arrive (`push`), never more
+    than `split_answer` would take for it once the answer is complete.
+
+    Text is held back while it could still turn out not to be part of the corrected sentence:
+    an incomplete UTF-8 character; leading and trailing whitespace (`split_answer` strips it);
+    `drop_suffix` at the end (the full stop the tutor added to the learner's sentence and takes
+    off again); and with the text separator, a tail that may be the start of `` / `` and everything
+    after the last `` / `` seen (it may be the gloss, or the sentence may go on: the gloss never
+    holds the separator, so the last one is the split). With the `<|gloss|>` token, the corrected
+    sentence ends where that token arrives. `released` is the text released so far.
+    """
+
+    def __init__(self, tok: BPETokenizer, drop_suffix: str = "") -> None:
+        self.tok = tok
+        self.drop_suffix = drop_suffix
+        self.ids: list[int] = []
+        self.released = ""
+        self.ended = False  # the separator token arrived: nothing more belongs to the sentence
+
+    def push(self, token_id: int) -> str:
+        """Feed one generated id; the text of the corrected sentence it makes certain (often "")."""
+        if self.ended:
+            return ""
+        if token_id == self.tok.special.gloss:
+            self.ended = True
+            return ""
+        self.ids.append(token_id)
+        text = self.tok.decode(self.ids)
+        if text.endswith(_REPLACEMENT):  # wait for the rest of the character
+            return ""
+        certain = self._certain(text.lstrip())
+        if len(certain) <= len(self.released) or not certain.startswith(self.released):
+            return ""
+        piece = certain[len(self.released) :]
+        self.released = certain
+        return piece
+
+    def _certain(self, text: str) -> str:
+        if self.tok.special.gloss is None:
+            cut = text.rfind(TARGET_SEPARATOR)
+            if cut >= 0:
+                text = text[:cut]
+            else:  # a tail that may grow into the separator waits
+                for k in range(len(TARGET_SEPARATOR) - 1, 0, -1):
+                    if text.endswith(TARGET_SEPARATOR[:k]):
+                        text = text[:-k]
+                        break
+        text = text.rstrip()
+        if self.drop_suffix and text.endswith(self.drop_suffix):
+            text = text[: -len(self.drop_suffix)]
+        return text

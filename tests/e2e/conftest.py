@@ -1,6 +1,8 @@
 """Real `uvicorn` servers in subprocesses on free loopback ports; each fixture kills its server.
 
 * `server`: plain `uvicorn --factory corrige.server.app:app_from_env`, rate limit off.
+* `reader_server`: the same on the reader model, whose answers end the corrected sentence with the
+  `<|gloss|>` token (skipped without that model).
 * `slow_server`: `corrige serve`, one request at a time (batching none, 1 slot, 4 waiting),
   every model step slowed by 20 ms, so requests overlap long enough to queue and to be cut off.
 """
@@ -19,6 +21,8 @@ from e2e_support import ServerProcess  # noqa: E402
 from server_support import build_fixture_model, bundled_model_available  # noqa: E402
 
 from corrige.tutor.agent import BUNDLED_MODEL  # noqa: E402
+
+READER_MODEL = BUNDLED_MODEL.parent / "reader"
 
 UVICORN = ["-m", "uvicorn", "--factory", "corrige.server.app:app_from_env", "--no-access-log", "--log-level", "warning"]
 SERVE = ["-m", "corrige.cli", "serve"]
@@ -47,6 +51,17 @@ def base_env(model_dir: Path, **extra: str) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def server(model_dir, tmp_path_factory):
     process = ServerProcess(UVICORN, base_env(model_dir), tmp_path_factory.mktemp("logs") / "server.log")
+    try:
+        yield process.start()
+    finally:
+        process.stop()
+
+
+@pytest.fixture(scope="module")
+def reader_server(tmp_path_factory):
+    if not (READER_MODEL / "model.safetensors").is_file():
+        pytest.skip("the reader model is not in corrige/models/reader")
+    process = ServerProcess(UVICORN, base_env(READER_MODEL), tmp_path_factory.mktemp("logs") / "reader.log")
     try:
         yield process.start()
     finally:

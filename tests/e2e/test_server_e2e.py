@@ -50,7 +50,8 @@ def test_streaming_over_http(server):
     with httpx.stream("POST", f"{server.url}/v1/grammar/correct", json={"sentence": SENTENCE, "stream": True}) as r:
         assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
         events = sse_events(r.iter_lines())
-    assert events[-1][0] == "result" and {name for name, _ in events[:-1]} <= {"token"}
+    assert [name for name, _ in events[-2:]] == ["gloss", "result"]
+    assert {name for name, _ in events[:-2]} <= {"token", "replace"}
     plain = httpx.post(f"{server.url}/v1/grammar/correct", json={"sentence": SENTENCE}).json()
     assert events[-1][1]["corrected"] == plain["corrected"]
 

@@ -32,16 +32,18 @@ def test_a_correct_sentence_is_left_alone(bundled_client):
     assert body["changed"] is False and body["edits"] == []
 
 
-def test_streamed_tokens_spell_the_model_answer(bundled_client):
+def test_streamed_tokens_spell_the_corrected_sentence_and_the_gloss_comes_apart(bundled_client):
     with bundled_client.stream(
         "POST", "/v1/grammar/correct", json={"sentence": "Yesterday I goed to the store.", "stream": True}
     ) as response:
         text = response.read().decode()
     blocks = text.strip().split("\n\n")
-    tokens = [json.loads(b.split("data: ", 1)[1]) for b in blocks if b.startswith("event: token")]
-    result = json.loads(blocks[-1].split("data: ", 1)[1])
-    streamed = "".join(t["text"] for t in tokens)
-    assert streamed.startswith(result["corrected"]) and " / " in streamed
+    names = [b.split("\n", 1)[0].removeprefix("event: ") for b in blocks]
+    data = [json.loads(b.split("data: ", 1)[1]) for b in blocks]
+    result = data[-1]
+    assert not result["abstained"] and names[-2:] == ["gloss", "result"] and set(names[:-2]) == {"token"}
+    assert "".join(d["text"] for d in data[:-2]) == result["corrected"] == "Yesterday I went to the store."
+    assert data[-2] == {"text": result["explanation"]}
 
 
 def test_the_tutor_says_which_sentences_fit_its_window():

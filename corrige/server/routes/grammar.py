@@ -12,10 +12,16 @@ from corrige.server.sse import SSE_HEADERS, SSE_MEDIA_TYPE, stream_doc
 router = APIRouter(tags=["grammar"])  # error responses: from the table of codes (corrige.server.openapi)
 
 STREAM_DOC = stream_doc(
-    "The correction, or with `stream: true` server-sent events: `token` events, then `result`.",
-    'event: token\ndata: {"index":0,"text":"Yesterday"}\n\n'
-    'event: result\ndata: {"request_id": "...", "corrected": "..."}\n\n',
-    events=("token", "result", "error"),
+    "The correction, or with `stream: true` server-sent events: `token` events that spell the corrected "
+    "sentence, a `replace` event when the checked answer is not what they spelled (the tutor abstained), "
+    "one `gloss` event, then `result`. The tokens joined (started over at a `replace`) are the result's "
+    "`corrected`; an `error` event ends a failed stream.",
+    'event: token\ndata: {"index":0,"text":"Y"}\n\n'
+    'event: token\ndata: {"index":1,"text":"esterday"}\n\n'
+    "…\n\n"
+    'event: gloss\ndata: {"text":"pasado irregular: goed → went"}\n\n'
+    'event: result\ndata: {"request_id": "...", "corrected": "Yesterday I went to the store", ...}\n\n',
+    events=("token", "replace", "gloss", "result", "error"),
 )
 
 
