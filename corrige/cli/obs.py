@@ -52,18 +52,19 @@ def _open_store(path: Path | None) -> TraceStore:
     return TraceStore(path, max_spans=settings.trace_store_max_spans)
 
 
-def _load_budget(file: Path | None, profile: str | None) -> Budget:
+def _load_budget(file: Path | None, profile: str | None, model: str | None) -> Budget:
     from corrige.obs.budget import BudgetError, load_budget
 
+    settings = _settings()
     try:
-        return load_budget(file or _settings().budget_file, profile)
+        return load_budget(file or settings.budget_file, profile, Path(model).name if model else settings.served_model)
     except BudgetError as exc:
         console.print(f"[red]bad budget:[/] {exc}")
         raise typer.Exit(2) from exc
 
 
 def compute_budget(store: TraceStore, budget: Budget, last: int | None) -> BudgetReport:
-    """What `corrige budget` computes: read the last traces, then the spreadsheet."""
+    """What `corrige budget` computes: read the last traces, then the budget report."""
     from corrige.obs.budget import budget_report
     from corrige.obs.report import TraceTable
 
@@ -113,15 +114,23 @@ def _print_json(data: dict) -> None:
 @app.command()
 def budget(
     store: StoreOption = None,
-    profile: Annotated[str | None, typer.Option(help="Budget profile: tutor (default) or seed.")] = None,
+    profile: Annotated[
+        str | None, typer.Option(help="Budget profile (default: the one the budget file gives the model).")
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            help="The model that served the traces, a directory or its name (default: CORRIGE_MODEL_DIR, else seed)."
+        ),
+    ] = None,
     file: Annotated[
         Path | None, typer.Option(help="Budget TOML (default: CORRIGE_BUDGET_FILE or the bundled one).")
     ] = None,
     last: LastOption = 1000,
     as_json: JsonOption = False,
 ) -> None:
-    """The latency budget against recorded traces: per stage mean/p50/p95, burn rate, share; seed 000's formula."""
-    chosen = _load_budget(file, profile)
+    """The latency budget against recorded traces: per stage mean/p50/p95, burn rate, share; the latency formula."""
+    chosen = _load_budget(file, profile, model)
     _show(store, lambda trace_store: compute_budget(trace_store, chosen, last), print_budget, as_json)
 
 
@@ -140,16 +149,27 @@ def _show(store: Path | None, compute, print_tables, as_json: bool) -> None:
         print_tables(report)
 
 
+def _burn_cell(stage) -> str:
+    """The burn, `*` when sustained; grey with its n when too few samples to judge it."""
+    if stage.verdict == "too_few":
+        return f"[grey50]{_burn(stage.burn)} too few samples (n={stage.dist.n})[/]"
+    return _burn(stage.burn) + ("[red]*[/]" if stage.sustained else " ")
+
+
 def print_budget(report: BudgetReport) -> None:
     from rich import box
+    from rich.markup import escape
     from rich.table import Table
 
-    from corrige.obs.budget import BURN_LIMIT
+    from corrige.obs.budget import BURN_LIMIT, MIN_SAMPLES
 
     wide = console.width >= 140  # the span names only fit a wide terminal
+    why = escape(report.why)  # it may name a [models.<name>] table: text, not markup
+    console.print(f"profile [bold]{report.profile}[/] for the {report.model or 'unnamed'} model: {why}")
     table = Table(
         title=f"Latency budget [bold]{report.profile}[/] over the last {report.traces} traces (ms)",
-        caption="burn = mean / budget; * sustained: burn > 1.5x over the window and most of its sub-windows",
+        caption=f"burn = mean / budget; * sustained: burn > {BURN_LIMIT}x over the window and most of its"
+        f" sub-windows; grey: too few samples (under {MIN_SAMPLES}), not judged",
         box=box.SIMPLE_HEAD,
     )
     table.add_column("stage", min_width=16)
@@ -164,7 +184,7 @@ def print_budget(report: BudgetReport) -> None:
             _ms(stage.dist.mean_ms),
             _ms(stage.dist.p50_ms),
             _ms(stage.dist.p95_ms),
-            _burn(stage.burn) + ("[red]*[/]" if stage.sustained else " "),
+            _burn_cell(stage),
             _pct(stage.share),
         ]
         name = f"[bold]{stage.name}[/]" if stage is report.total else stage.name
@@ -189,6 +209,9 @@ def print_budget(report: BudgetReport) -> None:
             f"dominant term: [bold]{dominant.name}[/] = {_ms(dominant.ms)} ms,"
             f" {100 * dominant.ms / formula.predicted_ms:.0f}% of the formula"
         )
+    if report.too_few:
+        few = ", ".join(f"{s.name} (n={s.dist.n})" for s in report.too_few)
+        console.print(f"[grey50]too few samples to judge (under {MIN_SAMPLES} traces):[/] {few}")
     flagged = report.flagged
     if flagged:
         console.print(f"[red]sustained burn > {BURN_LIMIT}x:[/] {', '.join(flagged)}")
@@ -307,7 +330,7 @@ def traces_audit(
 def synthetic_spans(
     n_traces: int, seed: int = 0, start_ns: int = 1_700_000_000_000_000_000, gap_ms: float = 20.0
 ) -> list[SpanRecord]:
-    """`n_traces` request traces shaped like the bundled tutor's (seed 004's nine layers, stage
+    """`n_traces` request traces shaped like the bundled tutor's (the span contract's nine layers, stage
     times around docs/BENCHMARKS.md's), one every `gap_ms`: a root and its eight stage spans, with
     the contract's attributes. One request in a hundred is refused by the guards (no model spans)."""
     from corrige.obs import spans as names

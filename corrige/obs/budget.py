@@ -1,29 +1,36 @@
-"""The latency budget (seeds 000 and 004): allocations per stage from a TOML file, compared with
-the stage times of recorded traces.
+"""The latency budget: allocations per stage from a TOML file, compared with the stage times of
+recorded traces.
 
-Per stage: mean, p50, p95, the allocation, the burn rate and the share of the total; then seed
-000's spreadsheet with measured values,
+Per stage: mean, p50, p95, the allocation, the burn rate and the share of the total; then the
+latency formula with measured values,
 
     t_total = t_parse + t_tokenize + t_prefill + K·t_decode_step + t_detok + t_serialize
 
 and the term that dominates it. A stage whose burn stays above 1.5 is flagged.
 
-    budget = load_budget(profile="tutor")           # the bundled corrige/obs/budget.toml
+    budget = load_budget(model="seed")              # the profile the bundled budget.toml gives that model
     report = budget_report(TraceTable.from_traces(store.traces(last=1000)), budget)
 
 Choices, and why:
 
+* **The profile follows the model.** Without an explicit profile, the file's `[models.<name>]`
+  entry for the served model (its directory's name) says which profile applies and why; a model
+  without one gets `default_profile`, and the report says so (`Budget.why`).
 * **Burn rate = mean / allocation**, the mean over the traces where the stage ran. Means add up:
   the stages' mean times add up to the mean request, so the stage burns explain the total's. A
   median would hide a bimodal stage: rule-card retrieval is skipped for a sentence without edits
   and answered from a cache for one seen before, so its median is ~0 while every new sentence
   with edits pays the encoder's ~10-20 ms. It is also what the `corrige:budget_burn_rate` gauge
   tracks (a moving average). The p50 burn is reported too (`burn_p50`).
+* **No verdict on a small sample.** A stage is judged (over, warn, ok; flagged) only when it ran
+  in at least `MIN_SAMPLES` (100) traces of the window, the fewest that have a p99 of their own
+  rather than their maximum; below that its verdict is "too_few" and it is never flagged. A
+  handful of requests under light load, one of them slow, would otherwise paint a stage red.
 * **Sustained** burn > 1.5: the window's burn is above 1.5, *and* so is the burn of most (more
   than half) of the window's consecutive sub-windows (up to 5, at least 10 traces each). One
   slow outlier, or a burst, lifts one or two sub-windows, not most of them; a slowdown that lasts
-  does. Fewer than 20 traces cannot tell (`sustained` is None).
-* **The formula uses means**, because means add up and percentiles do not (seed 004's fallacy):
+  does.
+* **The formula uses means**, because means add up and percentiles do not:
   `t_parse` = `validate.body`, `t_tokenize` = `tokenize.bpe`, `t_prefill` = `model.prefill`,
   K = the mean `tokens.output` of `model.decode`, `t_decode_step` = Σ decode time / Σ `model.steps`,
   and `t_detok + t_serialize` = `format.json` (one span turns the ids into text, the text into a
@@ -48,7 +55,9 @@ from corrige.obs.report import SELF, Distribution, TraceTable, json_number
 logger = logging.getLogger(__name__)
 
 BURN_LIMIT = 1.5
-"""Seed 004: a sustained burn above 1.5x is a debt to pay."""
+"""A sustained burn above 1.5x is a debt to pay."""
+MIN_SAMPLES = 100
+"""A stage is judged (coloured, flagged) only over at least this many traces of the window."""
 MAX_SUB_WINDOWS = 5
 MIN_PER_SUB_WINDOW = 10
 BUDGETABLE_SPANS = frozenset({*names.STAGES, SELF})
@@ -72,6 +81,8 @@ class Budget:
     description: str
     allocations: tuple[Allocation, ...]
     source: str  # the file it came from
+    model: str | None = None  # the model it was chosen for (None: none named)
+    why: str = ""  # why this profile applies
 
     @property
     def total_ms(self) -> float:
@@ -105,19 +116,44 @@ def budget_profiles(path: Path | None = None) -> list[str]:
     return list(profiles)
 
 
-def load_budget(path: Path | None = None, profile: str | None = None) -> Budget:
-    """One profile of a budget file (default: the bundled one, and its `default_profile`), checked:
-    known span names, each in one stage only, positive allocations, `total_ms` equal to their sum."""
+def choose_profile(data: dict, source: str, profile: str | None, model: str | None) -> tuple[str, str]:
+    """(profile, why): the one asked for; else the one `[models.<model>]` names; else the default."""
+    profiles = data["profiles"]
+    models = data.get("models", {})
+    if not isinstance(models, dict):
+        raise BudgetError(f"{source}: `models` must be a table of [models.<name>] entries")
+    for name, entry in models.items():
+        if not isinstance(entry, dict) or set(entry) != {"profile", "why"}:
+            raise BudgetError(f"{source}: models.{name} must have exactly `profile` and `why`")
+        if entry["profile"] not in profiles:
+            raise BudgetError(f"{source}: models.{name} names no profile of the file ({entry['profile']!r})")
+    default = data.get("default_profile") or next(iter(profiles))
+    if profile:
+        why = "asked for"
+    elif model in models:
+        profile, why = models[model]["profile"], str(models[model]["why"])
+    else:
+        profile = default
+        why = "the file's default profile" + (f": no [models.{model}] entry" if model else "")
+    if profile not in profiles:
+        raise BudgetError(f"{source}: no profile {profile!r}; the file has {', '.join(sorted(profiles))}")
+    return profile, why
+
+
+def load_budget(path: Path | None = None, profile: str | None = None, model: str | None = None) -> Budget:
+    """One profile of a budget file (default: the bundled one), checked: known span names, each in
+    one stage only, positive allocations, `total_ms` equal to their sum. Without `profile`, the one
+    the file gives `model` (the served model's directory name), else its `default_profile`."""
     data, source = _read(path)
-    unknown = set(data) - {"default_profile", "profiles"}
+    unknown = set(data) - {"default_profile", "models", "profiles"}
     if unknown:
-        raise BudgetError(f"{source}: unknown top-level key(s) {sorted(unknown)}; expected default_profile, profiles")
+        raise BudgetError(
+            f"{source}: unknown top-level key(s) {sorted(unknown)}; expected default_profile, models, profiles"
+        )
     profiles = data.get("profiles")
     if not isinstance(profiles, dict) or not profiles:
         raise BudgetError(f"{source}: no [profiles.<name>] table")
-    profile = profile or data.get("default_profile") or next(iter(profiles))
-    if profile not in profiles:
-        raise BudgetError(f"{source}: no profile {profile!r}; the file has {', '.join(sorted(profiles))}")
+    profile, why = choose_profile(data, source, profile, model)
     where = f"{source}: profiles.{profile}"
     table = profiles[profile]
     if not isinstance(table, dict):
@@ -159,7 +195,7 @@ def load_budget(path: Path | None = None, profile: str | None = None) -> Budget:
                 )
             owner[span_name] = name
         allocations.append(Allocation(name, float(ms), tuple(span_names)))
-    budget = Budget(profile, str(table.get("description", "")), tuple(allocations), source)
+    budget = Budget(profile, str(table.get("description", "")), tuple(allocations), source, model, why)
     total = table.get("total_ms")
     if total is not None:
         if isinstance(total, bool) or not isinstance(total, int | float):
@@ -186,6 +222,16 @@ class StageBudget:
     window_burns: tuple[float, ...]  # burn (mean / allocation) of consecutive sub-windows, oldest first
     sustained: bool | None  # burn > BURN_LIMIT over the window and most sub-windows; None: too few traces
 
+    @property
+    def verdict(self) -> str | None:
+        """The judgement: too_few (under MIN_SAMPLES: not judged), over (burn > BURN_LIMIT), warn
+        (> 1), ok; None without an allocation or a burn."""
+        if self.allocation_ms is None or not math.isfinite(self.burn):
+            return None
+        if self.dist.n < MIN_SAMPLES:
+            return "too_few"
+        return "over" if self.burn > BURN_LIMIT else "warn" if self.burn > 1 else "ok"
+
     def to_dict(self) -> dict:
         return {
             "name": self.name,
@@ -200,12 +246,13 @@ class StageBudget:
             "burn_p50": json_number(self.burn_p50),
             "window_burns": [json_number(b) for b in self.window_burns],
             "sustained": self.sustained,
+            "verdict": self.verdict,
         }
 
 
 @dataclass(frozen=True)
 class Term:
-    """One term of seed 000's formula, with the spans it was measured from."""
+    """One term of the latency formula, with the spans it was measured from."""
 
     name: str
     source: str
@@ -261,6 +308,8 @@ class BudgetReport:
     profile: str
     description: str
     source: str
+    model: str | None  # the model the profile was chosen for
+    why: str  # why this profile applies
     traces: int
     stages: tuple[StageBudget, ...]  # the allocations in file order, then unbudgeted time if any
     total: StageBudget  # the whole request against the whole budget
@@ -270,14 +319,22 @@ class BudgetReport:
     def flagged(self) -> list[str]:
         return [s.name for s in self.stages if s.sustained]
 
+    @property
+    def too_few(self) -> list[StageBudget]:
+        """The stages (and the total) not judged: fewer than MIN_SAMPLES traces in the window."""
+        return [s for s in (*self.stages, self.total) if s.verdict == "too_few"]
+
     def to_dict(self) -> dict:
         return {
             "profile": self.profile,
             "description": self.description,
             "source": self.source,
+            "model": self.model,
+            "why": self.why,
             "traces": self.traces,
             "burn_statistic": "mean",
             "burn_limit": BURN_LIMIT,
+            "min_samples": MIN_SAMPLES,
             "stages": [s.to_dict() for s in self.stages],
             "total": self.total.to_dict(),
             "flagged": self.flagged,
@@ -300,6 +357,8 @@ def _burns(values: np.ndarray, allocation: float | None) -> tuple[float, float, 
     if k < 2:
         return burn, burn_p50, (), None
     windows = tuple(float(chunk.mean()) / allocation for chunk in np.array_split(present, k))
+    if present.size < MIN_SAMPLES:  # too few to judge: the sub-windows are shown, nothing is flagged
+        return burn, burn_p50, windows, None
     over = sum(b > BURN_LIMIT for b in windows)
     return burn, burn_p50, windows, bool(burn > BURN_LIMIT and over > k / 2)
 
@@ -368,6 +427,8 @@ def budget_report(table: TraceTable, budget: Budget) -> BudgetReport:
         profile=budget.profile,
         description=budget.description,
         source=budget.source,
+        model=budget.model,
+        why=budget.why,
         traces=len(table),
         stages=tuple(stages),
         total=total,

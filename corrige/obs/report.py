@@ -1,4 +1,4 @@
-"""The percentile report over whole traces (seed 004): end-to-end p50/p95/p99 from the root spans,
+"""The percentile report over whole traces: end-to-end p50/p95/p99 from the root spans,
 the naive sum of per-stage p95s next to the true end-to-end p95, and the journey of the bytes.
 
 Why both numbers: p95(A + B) ≠ p95(A) + p95(B). The slow requests of one stage are rarely the

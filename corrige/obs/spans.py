@@ -1,4 +1,4 @@
-"""The span contract of one request (seed 004): names, hierarchy and attribute keys.
+"""The span contract of one request: names, hierarchy and attribute keys.
 
     http.request                      root (or a child of the caller's span, via `traceparent`)
       ├─ validate.body                JSON parsing and schema validation
@@ -12,7 +12,7 @@
     tool.*                            spans of a subprocess tool, children of the span that ran it
 
 Every span carries `request_id`, and `bytes.in` / `bytes.out`: what the stage took in and gave
-out (seed 004's journey of the bytes).
+out (the journey of the bytes).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Tracing inside a subprocess tool, with the OpenTelemetry SDK.
 
 The server runs tools (`corrige tool …`) as child processes and hands them its trace context
-in the environment (W3C `TRACEPARENT`/`TRACESTATE`, seed 004's process boundary). The tool
+in the environment (W3C `TRACEPARENT`/`TRACESTATE`, across the process boundary). The tool
 continues that trace: its spans are children of the server's span that ran it, and land in
 the same trace store (`CORRIGE_TRACE_STORE`). A tool started without `TRACEPARENT` still
 records its span, as a root: `corrige traces audit` then reports it as an orphan.

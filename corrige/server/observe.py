@@ -23,7 +23,7 @@ logger = logging.getLogger(__name__)
 def budget_allocations(settings: Settings) -> dict[str, tuple[float, tuple[str, ...]]]:
     """The latency budget's stages, name → (seconds, span names), for the burn-rate gauge."""
     try:
-        budget = load_budget(settings.budget_file)
+        budget = load_budget(settings.budget_file, model=settings.served_model)
     except BudgetError as exc:  # a bad budget file must not stop the server; the gauge stays empty
         logger.warning("latency budget not loaded (%s); no burn rates", exc)
         return {}

@@ -6,7 +6,7 @@
 Each stage is timed with `time.perf_counter` into `timings_ms`; `ingress` is the time from
 the first byte of the request reaching the app to the handler (body read, JSON parsing,
 validation, middleware guards). When the request is traced (`RequestMeta.trace`), each stage
-also becomes a span of seed 004's contract (`corrige.obs.spans`): validate.body,
+also becomes a span of the span contract (`corrige.obs.spans`): validate.body,
 security.check, tokenize.bpe, model.prefill, model.decode, format.json, retrieve.hybrid (after
 the model: the rule cards explain the tutor's edits) and cost.emit (the response serialised,
 with the request's CPU time, tokens and price). Routes stay thin: they call these methods and

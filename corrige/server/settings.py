@@ -112,6 +112,13 @@ class Settings(BaseSettings):
     # ---- testing ----
     debug_step_delay_ms: float = Field(0.0, ge=0)  # sleep after every model step (fault injection; keep 0)
 
+    @property
+    def served_model(self) -> str:
+        """The served model's directory name ("seed": the bundled one), as budget.toml's [models] names it."""
+        from corrige.tutor.agent import BUNDLED_MODEL  # the model's modules load with it: only when asked
+
+        return (self.model_dir or BUNDLED_MODEL).resolve().name
+
     def engine_config(self) -> EngineConfig:
         return EngineConfig(
             policy=self.batching,

@@ -85,7 +85,7 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
         NOT_RUN,
         "reads 190 MB of source files kept outside the repository",
     ),
-    ("observability.md", "$ corrige budget --profile seed"): (NO_OUTPUT, "commands"),
+    ("observability.md", "$ corrige budget --profile reference"): (NO_OUTPUT, "commands"),
     ("observability.md", 'default_profile = "tutor"'): (NO_OUTPUT, "a budget file's format"),
     ("observability.md", "^t_total = t_parse"): (NO_OUTPUT, "a formula"),
     ("observability.md", "HTTP + schema + guards           1.00   400"): (

@@ -3,6 +3,8 @@ numbers are those of `corrige budget` and `corrige traces report` over the same 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from fastapi.testclient import TestClient
 from obs_support import fill, orphan
@@ -38,9 +40,11 @@ def store_path(tmp_path):
     return path
 
 
-def expected(store_path, last: int, profile: str = "tutor"):
+def expected(store_path, last: int, model_dir, profile: str | None = None, budget_file=None):
+    """What `corrige budget --json --model MODEL_DIR` and `corrige traces report --json` give."""
     table = TraceTable.from_traces(TraceStore(store_path).traces(last))
-    return budget_report(table, load_budget(profile=profile)).to_dict(), percentile_report(table).to_dict()
+    budget = load_budget(budget_file, profile, model=model_dir.name)
+    return budget_report(table, budget).to_dict(), percentile_report(table).to_dict()
 
 
 @pytest.mark.parametrize("tracing", [True, False], ids=["server-store", "own-store"])
@@ -51,13 +55,16 @@ def test_summary_has_the_cli_numbers_the_orphans_and_the_engine_history(fixture_
         response = client.get("/v1/obs/summary", params={"last": 200})
         assert response.status_code == 200, response.text
         data = response.json()
-    budget, report = expected(store_path, 200)
+    budget, report = expected(store_path, 200, fixture_model)
     assert data["budget"] == budget
     assert data["report"] == report
     assert data["report"]["traces"] + data["report"]["incomplete"] == 200  # the two orphans are traces too
     assert data["orphans"]["count"] == 2 and len(data["orphans"]["examples"]) == 2
     assert data["store"] is True and str(store_path) not in response.text  # no file paths in answers
-    assert data["profiles"] == ["seed", "tutor"]
+    assert data["profiles"] == ["reference", "tutor"]
+    # a model the bundled file does not list: its default profile, and the summary says so
+    assert (budget["profile"], budget["model"]) == ("tutor", fixture_model.name)
+    assert budget["why"] == f"the file's default profile: no [models.{fixture_model.name}] entry"
     steps = data["steps"]
     assert len(steps["t"]) == len(steps["batch_mean"]) == len(steps["waiting_max"]) == 240  # 60 s of 250 ms
     assert sum(steps["steps"]) >= 1  # the warm-up correction ran through the engine
@@ -66,9 +73,10 @@ def test_summary_has_the_cli_numbers_the_orphans_and_the_engine_history(fixture_
 
 def test_profile_choice_and_errors(fixture_model, store_path, tmp_path):
     with TestClient(create_app(settings_for(fixture_model, store_path))) as client:
-        seed = client.get("/v1/obs/summary", params={"profile": "seed", "last": 50}).json()
-        assert seed["budget"]["profile"] == "seed" and seed["budget"]["total"]["allocation_ms"] == 5000
-        assert seed["budget"] == expected(store_path, 50, "seed")[0]
+        reference = client.get("/v1/obs/summary", params={"profile": "reference", "last": 50}).json()
+        assert reference["budget"]["profile"] == "reference" and reference["budget"]["total"]["allocation_ms"] == 5000
+        assert reference["budget"]["why"] == "asked for"
+        assert reference["budget"] == expected(store_path, 50, fixture_model, "reference")[0]
         unknown = client.get("/v1/obs/summary", params={"profile": "turbo"})
         assert unknown.status_code == 422 and unknown.json()["error"]["code"] == "unknown_profile"
         assert client.get("/v1/obs/summary", params={"last": 0}).status_code == 422
@@ -99,11 +107,41 @@ def test_the_page_and_its_static_files(fixture_model, store_path):
         assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
         html = page.text
         assert '<script src="/static/dashboard/dashboard.js">' in html
-        assert '<option value="tutor" selected>' in html  # the file's default profile
+        # the served model's profile, named as such, until one is picked
+        assert f'<option value="" selected>tutor (the {fixture_model.name} model\'s)</option>' in html
         assert "http://" not in html and "https://" not in html  # nothing from elsewhere
-        seed_page = client.get("/dashboard", params={"profile": "seed", "last": 100}).text
-        assert '<option value="seed" selected>' in seed_page and 'data-last="100"' in seed_page
+        reference_page = client.get("/dashboard", params={"profile": "reference", "last": 100}).text
+        assert '<option value="reference" selected>' in reference_page and 'data-last="100"' in reference_page
         script = client.get("/static/dashboard/dashboard.js")
         assert script.status_code == 200 and "/v1/obs/summary" in script.text
         assert "javascript" in script.headers["content-type"]
         assert client.get("/static/dashboard/dashboard.css").status_code == 200
+        # no course shorthand ("seed 000", "seed 004") in what the operator sees
+        for text in (html, reference_page, script.text):
+            assert not re.search(r"(?i)seeds? 0\d", text)
+
+
+def test_the_profile_follows_the_served_model(fixture_model, store_path, tmp_path):
+    """A budget file that gives the served model (by its directory's name) a profile of its own:
+    the summary, the page and the burn-rate gauge use it, and say why."""
+    from corrige.obs.budget import bundled_budget_path
+
+    own = tmp_path / "budget.toml"
+    own.write_text(
+        bundled_budget_path().read_text(encoding="utf-8")
+        + f'\n[models.{fixture_model.name}]\nprofile = "reference"\nwhy = "a test model, read at CPU scale"\n',
+        encoding="utf-8",
+    )
+    settings = settings_for(fixture_model, store_path, budget_file=own)
+    with TestClient(create_app(settings)) as client:
+        budget = client.get("/v1/obs/summary", params={"last": 100}).json()["budget"]
+        html = client.get("/dashboard").text
+        gauge = client.app.state.metrics
+    assert (budget["profile"], budget["model"], budget["why"]) == (
+        "reference",
+        fixture_model.name,
+        "a test model, read at CPU scale",
+    )
+    assert budget == expected(store_path, 100, fixture_model, budget_file=own)[0]
+    assert f'<option value="" selected>reference (the {fixture_model.name} model\'s)</option>' in html
+    assert gauge.allocations["retrieve rule cards"][0] == pytest.approx(0.2)  # seconds: reference's 200 ms

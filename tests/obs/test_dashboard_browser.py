@@ -5,14 +5,17 @@ starts; corrections sent through the server add their own traces and engine step
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 import httpx
 import pytest
 from e2e_support import ServerProcess, wait_for
-from obs_support import fill, orphan
+from obs_support import T0, fill, make_trace, orphan, sequential
 
 from corrige.cli.obs import synthetic_spans
+from corrige.obs import spans as names
+from corrige.obs.budget import MIN_SAMPLES
 from corrige.obs.store import TraceStore
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -20,6 +23,9 @@ CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 UVICORN = ["-m", "uvicorn", "--factory", "corrige.server.app:app_from_env", "--no-access-log", "--log-level", "warning"]
 PREFILLED, ORPHANS, CORRECTIONS = 500, 3, 24
+# the only prefilled traces with rule-card retrieval, 4x its 15 ms; with the corrections' (rules
+# off: skipped, ~0 ms) still too few samples, and a burn above 1.5x
+RARE, RARE_MS = 30, 60.0
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium")
 
@@ -29,7 +35,8 @@ def server(serving_model, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("dashboard")
     store_path = tmp / "traces.sqlite"
     store = TraceStore(store_path)
-    fill(store, [*synthetic_spans(PREFILLED, seed=21), *(orphan() for _ in range(ORPHANS))])
+    common = [r for r in synthetic_spans(PREFILLED, seed=21) if r.name != names.RETRIEVE]
+    fill(store, [*common, *rare_retrievals(), *(orphan() for _ in range(ORPHANS))])
     store.close()
     env = {
         "CORRIGE_MODEL_DIR": str(serving_model),
@@ -44,6 +51,13 @@ def server(serving_model, tmp_path_factory):
         yield process.start()
     finally:
         process.stop()
+
+
+def rare_retrievals() -> list:
+    """RARE requests, after the synthetic ones, that each spend RARE_MS retrieving rule cards."""
+    bytes_ = {names.BYTES_IN: 40, names.BYTES_OUT: 2000}
+    stages = sequential([(names.VALIDATE, 0.2, bytes_), (names.RETRIEVE, RARE_MS, bytes_)])
+    return [r for i in range(RARE) for r in make_trace(stages, start_ns=T0 + (30 + i) * 1_000_000_000)]
 
 
 def send_corrections(url: str) -> None:
@@ -82,9 +96,9 @@ def rounds_to(text: str, value: float) -> bool:
     return abs(float(digits) - value) <= 0.5 * 10**-decimals + 1e-9
 
 
-def test_dashboard_shows_the_api_numbers_live(server):
+def test_dashboard_shows_the_api_numbers_live(server, serving_model):
     send_corrections(server.url)
-    every = PREFILLED + ORPHANS + CORRECTIONS
+    every = PREFILLED + RARE + ORPHANS + CORRECTIONS
     # the server writes traces from a background thread: wait until all of them are in the store,
     # after which nothing changes it and page and API must agree
     data = wait_for(
@@ -109,7 +123,7 @@ def test_dashboard_shows_the_api_numbers_live(server):
             page.goto(f"{server.url}/dashboard")
             # it polls; selectors, not page.wait_for_function: the page's CSP forbids evaluating strings
             page.wait_for_selector("body:not([data-updates='0']):not([data-updates='1'])", timeout=20_000)
-            api = summary(server.url, profile="tutor")
+            api = summary(server.url)  # no profile: the served model's, as the page asks
             report, budget = api["report"], api["budget"]
 
             # end to end vs the naive sum
@@ -124,7 +138,7 @@ def test_dashboard_shows_the_api_numbers_live(server):
                 assert float(raw) == pytest.approx(value), testid
                 assert rounds_to(text, value), (testid, text, value)
             assert rounds_to(shown(page, "delta-pct")[0], report["delta_pct"])
-            assert int(shown(page, "trace-count")[0]) == report["traces"] == PREFILLED + CORRECTIONS
+            assert int(shown(page, "trace-count")[0]) == report["traces"] == PREFILLED + RARE + CORRECTIONS
             assert shown(page, "orphans")[0] == str(api["orphans"]["count"]) == str(ORPHANS)
             assert "bad" in page.locator('[data-testid="orphans"]').get_attribute("class")
 
@@ -166,17 +180,45 @@ def test_dashboard_shows_the_api_numbers_live(server):
             assert queue_max == max(api["steps"]["waiting_max"]) >= 1
             assert page.locator("#queue-chart polyline").count() == 2
 
+            # a stage hot on too few samples: grey and "too few samples (n=…)", never red nor flagged
+            rare = next(s for s in budget["stages"] if s["spans"] == [names.RETRIEVE])
+            n = rare["n"]
+            assert RARE <= n < MIN_SAMPLES and rare["burn"] > budget["burn_limit"]  # it would be red
+            assert rare["verdict"] == "too_few" and rare["sustained"] is None and budget["flagged"] == []
+            bar = page.locator(f'#burn-bars rect[data-stage="{rare["name"]}"]')
+            assert bar.get_attribute("fill") == "var(--few)" and bar.get_attribute("data-verdict") == "too_few"
+            assert f"too few samples (n={n})" in page.locator("#burn-bars").text_content()
+            burn_cell = page.locator(f'#budget-table tr[data-stage="{rare["name"]}"] td').nth(7)
+            assert burn_cell.get_attribute("class") == "burn-few"
+            assert burn_cell.inner_text().endswith(f"too few samples (n={n})")
+            assert shown(page, "flagged")[0] == "none"
+            assert shown(page, "min-samples")[0] == str(MIN_SAMPLES)
+            judged = [s for s in budget["stages"] if s["allocation_ms"] and s["n"] >= MIN_SAMPLES]
+            assert judged and all(s["verdict"] in ("ok", "warn", "over") for s in judged)
+            for stage in judged:
+                colour = page.locator(f'#burn-bars rect[data-stage="{stage["name"]}"]').get_attribute("fill")
+                assert colour == {"ok": "var(--ok)", "warn": "var(--warn)", "over": "var(--bad)"}[stage["verdict"]]
+
+            # which profile applies, and why; and no course shorthand anywhere on the page
+            assert shown(page, "profile-model")[0] == budget["model"] == serving_model.name
+            assert shown(page, "profile-why")[0] == budget["why"] and budget["why"]
+            assert shown(page, "served-model")[0] == serving_model.name
+            for text in (page.locator("body").inner_text(), page.content()):
+                assert not re.search(r"(?i)seeds? 0\d", text)
+                assert "spreadsheet" not in text.lower()
+
             # the journey of the bytes
             assert page.locator("#bytes-table tbody tr").count() == len(report["bytes"])
 
             page.screenshot(path=str(ARTIFACTS / "dashboard.png"), full_page=True)
 
             # another profile: the page follows
-            page.select_option("#profile", "seed")
-            page.wait_for_selector("[data-testid=budget-profile]:text-is('seed')")
+            page.select_option("#profile", "reference")
+            page.wait_for_selector("[data-testid=budget-profile]:text-is('reference')")
             total = page.locator("#budget-table tbody tr.total td").nth(2)
             assert total.inner_text() == "5,000"
-            assert "profile=seed" in page.url
+            assert "profile=reference" in page.url
+            assert shown(page, "profile-why")[0] == "asked for"
             assert errors == []
         finally:
             browser.close()

@@ -35,20 +35,43 @@ def test_budget_json_is_the_budget_report_of_the_last_traces(store_path):
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     store = TraceStore(store_path)
-    expected = budget_report(TraceTable.from_traces(store.traces(300)), load_budget()).to_dict()
+    expected = budget_report(TraceTable.from_traces(store.traces(300)), load_budget(model="seed")).to_dict()
     assert data == expected
     assert data["profile"] == "tutor" and data["traces"] == 300
+    assert data["model"] == "seed" and "upper bound" in data["why"]  # the bundled model's profile, and why
     assert data["formula"]["dominant"] == "K·t_decode_step"
 
 
 def test_budget_table_lists_every_stage_and_the_formula(store_path):
-    result = invoke("budget", "--store", str(store_path), "--profile", "seed")
+    result = invoke("budget", "--store", str(store_path), "--profile", "reference")
     assert result.exit_code == 0, result.output
-    for stage in ("Mini-GPT decode", "Buffer", "total", "5,000"):
+    assert "profile reference for the seed model: asked for" in result.output
+    for stage in ("decode", "queue wait", "total", "5,000"):
         assert stage in result.output
     assert "t_total = t_parse + t_tokenize" in result.output
     assert "dominant term: K·t_decode_step" in result.output
     assert "no stage with a sustained burn" in result.output
+
+
+def test_budget_greys_a_stage_on_too_few_samples_and_flags_it_on_enough(store_path, tmp_path):
+    """Decode at ~20x a tight allocation: on 60 traces it is "too few samples", not flagged; on
+    400 the same stage is flagged."""
+    tight = tmp_path / "tight.toml"
+    tight.write_text(
+        '[profiles.tight]\n[[profiles.tight.stages]]\nname = "decode"\nms = 0.5\nspans = ["model.decode"]\n'
+    )
+    few = invoke("budget", "--store", str(store_path), "--file", str(tight), "--last", "60")
+    assert few.exit_code == 0, few.output
+    n = json.loads(invoke("budget", "--store", str(store_path), "--file", str(tight), "--last", "60", "--json").output)[
+        "stages"
+    ][0]["n"]
+    assert 50 <= n <= 60 < 100  # a refused request has no decode
+    assert f"too few samples to judge (under 100 traces): decode (n={n})" in few.output
+    assert "no [models.seed]" in few.output  # the reason, printed as text (not read as markup)
+    assert "no stage with a sustained burn" in few.output
+    enough = invoke("budget", "--store", str(store_path), "--file", str(tight), "--last", "400")
+    assert "sustained burn > 1.5x: decode" in enough.output
+    assert "too few samples (n=" not in enough.output
 
 
 def test_traces_report_json_matches_the_percentile_report(store_path):
@@ -96,8 +119,13 @@ def test_a_missing_store_and_a_bad_budget_fail_cleanly(tmp_path, store_path):
 
 def test_the_store_and_budget_file_come_from_the_environment(store_path, tmp_path, monkeypatch):
     monkeypatch.setenv("CORRIGE_TRACE_STORE", str(store_path))
-    result = invoke("budget", "--json", "--profile", "seed")
-    assert result.exit_code == 0 and json.loads(result.output)["profile"] == "seed"
+    result = invoke("budget", "--json", "--profile", "reference")
+    assert result.exit_code == 0 and json.loads(result.output)["profile"] == "reference"
+    monkeypatch.setenv("CORRIGE_MODEL_DIR", "corrige/models/tutor")  # the model the server ran
+    data = json.loads(invoke("budget", "--json").output)
+    assert (data["model"], data["why"]) == ("tutor", "measured on this model")
+    data = json.loads(invoke("budget", "--json", "--model", "reader").output)
+    assert data["model"] == "reader" and data["profile"] == "tutor" and "reader" in data["why"]
 
     own = tmp_path / "own.toml"
     own.write_text('[profiles.all]\n[[profiles.all.stages]]\nname = "model"\nms = 5\nspans = ["model.decode"]\n')

@@ -1,5 +1,5 @@
 """The percentile report: end-to-end percentiles from whole traces vs the naive sum of stage p95s
-(seed 004's fallacy), stage times, the uncovered part of the root, and the journey of the bytes."""
+(the percentile fallacy), stage times, the uncovered part of the root, and the journey of the bytes."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from corrige.obs.store import TraceStore, group_traces
 
 
 def test_seed_example_two_uniform_stages_naive_sum_overstates_the_true_p95(tmp_path):
-    """Seed 004: two stages, each uniform on [100, 1000] ms. p95 of each is 955, so the naive sum
-    is 1910 ms; the p95 of the sum is lower. The seed quotes ≈ 1690 ms from a simulation; the exact
+    """Two stages, each uniform on [100, 1000] ms. p95 of each is 955, so the naive sum
+    is 1910 ms; the p95 of the sum is lower. The often quoted figure is ≈ 1690 ms from a simulation; the exact
     value for the sum of two independent uniforms (a triangular density on [200, 2000]) is
     2000 − sqrt(0.1 · 900²) ≈ 1715.4 ms. Traces go through a real store file and back."""
     rng = random.Random(20240601)

@@ -160,7 +160,7 @@ def test_metrics_exports_every_documented_metric_and_counts_requests(client):
     assert series['corrige:requests_total{code="prompt_injection",outcome="error"}'] == 1
     assert series['corrige:stage_latency_seconds_count{stage="model.decode"}'] >= 1
     assert series["corrige:generation_tokens_total"] >= 1
-    assert any(name.startswith('corrige:budget_burn_rate{stage="Mini-GPT decode"}') for name in series)
+    assert any(name.startswith('corrige:budget_burn_rate{stage="decode"}') for name in series)
 
 
 def test_tracing_and_metrics_can_be_switched_off(make_settings):

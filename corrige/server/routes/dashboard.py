@@ -67,7 +67,7 @@ def _budget(settings, profile: str | None) -> Budget:
         if profile and profile not in budget_profiles(settings.budget_file):  # empty: the file's default
             known = ", ".join(budget_profiles(settings.budget_file))
             raise ApiError(422, "unknown_profile", f"no budget profile {profile!r}; known: {known}")
-        return load_budget(settings.budget_file, profile or None)
+        return load_budget(settings.budget_file, profile or None, settings.served_model)
     except BudgetError as exc:
         logger.error("the latency budget file cannot be read: %s", exc)  # its path stays in the log
         raise ApiError(500, "bad_budget", "the latency budget file cannot be read (see the server log)") from exc
@@ -108,7 +108,10 @@ async def obs_summary(
     last: Annotated[int, Query(ge=1, le=MAX_LAST, description="The N most recent traces.")] = DEFAULT_LAST,
     profile: Annotated[
         str | None,
-        Query(description="Budget profile (absent or empty: the file's default).", json_schema_extra=PROFILES),
+        Query(
+            description="Budget profile (absent or empty: the one the budget file gives the served model).",
+            json_schema_extra=PROFILES,
+        ),
     ] = None,
     window_s: Annotated[float, Query(gt=0, le=600, description="Seconds of queue/batch history.")] = 60.0,
 ) -> dict:
@@ -138,16 +141,18 @@ async def dashboard(
     profile: str | None = None,
 ) -> HTMLResponse:
     """Budget vs actual, end-to-end vs summed p95s, burn rates, queue depth and batch size, orphans."""
-    profile = _budget(settings, profile).profile  # the file's default when none is asked for
+    chosen = _budget(settings, profile)  # the served model's profile when none is asked for
     return _templates().TemplateResponse(
         request,
         "dashboard/index.html",
         {
             "static": STATIC_URL,
             "last": last,
-            "profile": profile,
+            "profile": chosen.profile if profile else "",
+            "default_profile": _budget(settings, None).profile,
             "profiles": _profiles(settings),
             "poll_ms": 1500,
             "model": settings.model_name,
+            "served_model": settings.served_model,
         },
     )

@@ -1,5 +1,5 @@
 """Subprocess tools behind the API: `POST /v1/tools/rules` runs `corrige tool rules` in a child
-process that continues the request's trace (seed 004's process boundary).
+process that continues the request's trace across the process boundary.
 
 A process per call is costly (an interpreter start and an index load, a core's worth for a
 second or more), so calls are bounded three ways: the route has a rate limit of its own

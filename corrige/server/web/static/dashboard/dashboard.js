@@ -6,6 +6,9 @@
   const SVG = "http://www.w3.org/2000/svg";
   const COLOURS = ["#4c6ef5", "#15aabf", "#82c91e", "#fab005", "#f76707", "#ae3ec9", "#868e96", "#e64980", "#20c997"];
   const UNBUDGETED = "#adb5bd";
+  // a stage's verdict (the API's): too_few is grey, not judged, whatever its burn
+  const VERDICT_FILL = { over: "var(--bad)", warn: "var(--warn)", ok: "var(--ok)", too_few: "var(--few)" };
+  const VERDICT_CLASS = { over: "burn-bad", warn: "burn-warn", ok: "burn-ok", too_few: "burn-few" };
   const body = document.body;
   const pollMs = Number(body.dataset.pollMs) || 1500;
   const controls = { profile: document.getElementById("profile"), last: document.getElementById("last") };
@@ -30,6 +33,7 @@
   }
   const fmtShare = (v) => (finite(v) ? (100 * v).toFixed(1) + "%" : "-");
   const fmtBytes = (v) => (finite(v) ? Math.round(v).toLocaleString("en-US") : "-");
+  const fewNote = (stage) => (stage.verdict === "too_few" ? ` too few samples (n=${stage.n})` : "");
 
   function show(testid, text, value) {
     const node = document.querySelector(`[data-testid="${testid}"]`);
@@ -135,15 +139,20 @@
     stages.forEach((stage, i) => {
       const y = 4 + i * rowH;
       const burn = finite(stage.burn) ? stage.burn : 0;
-      const fill = burn > limit ? "var(--bad)" : burn > 1 ? "var(--warn)" : "var(--ok)";
+      const fill = VERDICT_FILL[stage.verdict] || "var(--few)";
       root.appendChild(svg("text", { x: x0 - 6, y: y + rowH * 0.65, "text-anchor": "end" }, stage.name));
       const rect = svg("rect", {
         x: x0, y: y + 2, width: ((width * Math.min(burn, top)) / top).toFixed(2), height: rowH - 6, fill,
         "data-stage": stage.name, "data-burn": burn, "data-sustained": String(stage.sustained),
+        "data-verdict": String(stage.verdict),
       });
-      root.appendChild(titled(rect, `${stage.name}: ${fmtBurn(stage.burn)}`));
-      const label = fmtBurn(stage.burn) + (stage.sustained ? " ■" : "");
-      root.appendChild(svg("text", { x: x0 + (width * Math.min(burn, top)) / top + 4, y: y + rowH * 0.65, class: stage.sustained ? "flag" : "" }, label));
+      root.appendChild(titled(rect, `${stage.name}: ${fmtBurn(stage.burn)}${fewNote(stage)}`));
+      const label = fmtBurn(stage.burn) + (stage.sustained ? " ■" : "") + fewNote(stage);
+      const few = stage.verdict === "too_few";
+      // a grey bar carries its longer label inside, from its start: no clipping at the chart's edge
+      const labelX = few ? x0 + 4 : x0 + (width * Math.min(burn, top)) / top + 4;
+      const cls = stage.sustained ? "flag" : few ? "few" : "";
+      root.appendChild(svg("text", { x: labelX, y: y + rowH * 0.65, class: cls }, label));
     });
     const bottom = rowH * stages.length + 4;
     for (const at of [1, limit]) {
@@ -152,6 +161,7 @@
       root.appendChild(svg("text", { x, y: bottom + 14, "text-anchor": "middle" }, `${at}x`));
     }
     show("flagged", budget.flagged.length ? budget.flagged.join(", ") : "none", budget.flagged.join("|"));
+    show("min-samples", String(budget.min_samples), budget.min_samples);
   }
 
   function lineChart(id, t, series, testPrefix) {
@@ -219,7 +229,7 @@
       const tr = document.createElement("tr");
       tr.dataset.stage = stage.name;
       if (stage === budget.total) tr.className = "total";
-      const burnClass = !finite(stage.burn) ? "" : stage.burn > budget.burn_limit ? "burn-bad" : stage.burn > 1 ? "burn-warn" : "burn-ok";
+      const burnClass = VERDICT_CLASS[stage.verdict] || "";
       cell(tr, stage.name);
       cell(tr, stage.spans.join(", "));
       cell(tr, fmtMs(stage.allocation_ms), stage.allocation_ms);
@@ -227,7 +237,7 @@
       cell(tr, fmtMs(stage.mean_ms), stage.mean_ms);
       cell(tr, fmtMs(stage.p50_ms), stage.p50_ms);
       cell(tr, fmtMs(stage.p95_ms), stage.p95_ms);
-      cell(tr, fmtBurn(stage.burn) + (stage.sustained ? " ■" : ""), stage.burn, burnClass);
+      cell(tr, fmtBurn(stage.burn) + (stage.sustained ? " ■" : "") + fewNote(stage), stage.burn, burnClass);
       cell(tr, fmtShare(stage.share), stage.share);
       tbody.appendChild(tr);
     }
@@ -280,6 +290,9 @@
   function render(data) {
     const { budget, report } = data;
     show("budget-profile", budget.profile, budget.profile);
+    show("profile-why-profile", budget.profile, budget.profile);
+    show("profile-model", budget.model || "-", budget.model);
+    show("profile-why", budget.why, budget.why);
     show("trace-count", String(report.traces), report.traces);
     show("e2e-p50", fmtMs(report.e2e.p50_ms), report.e2e.p50_ms);
     show("e2e-p95", fmtMs(report.e2e.p95_ms), report.e2e.p95_ms);
