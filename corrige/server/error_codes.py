@@ -103,6 +103,29 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
         where=("text:sentence", "POST /v1/chat/completions"),
         unstated=("any",),
     ),
+    ErrorCode(422, "empty_text", "`text` is empty or blank", where=("text:text",)),
+    ErrorCode(
+        413,
+        "text_too_long",
+        "`text` is over 5,000 characters (a sentence too long for the model's window is never a reason: "
+        "it is cut at clause boundaries or passed through flagged)",
+        where=("text:text",),
+    ),
+    ErrorCode(
+        422,
+        "no_words",
+        "`text` has no words: only punctuation, digits or symbols",
+        where=("text:text",),
+        unstated=("any",),
+    ),
+    ErrorCode(
+        422,
+        "not_english",
+        "`text` is not English: the message names the language told by its stop words (`es`, `fr`, …) or the "
+        "script (`Cyrillic`, `CJK`, …)",
+        where=("text:text",),
+        unstated=("any",),
+    ),
     ErrorCode(
         422, "batch_too_large", "more sentences than `max_batch_sentences`", where=("POST /v1/grammar/correct:batch",)
     ),

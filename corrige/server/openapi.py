@@ -38,6 +38,7 @@ from corrige.server.operator import OperatorAuthMiddleware
 from corrige.server.routes.portal import api_session, get_portal
 from corrige.server.schemas import LIMITS, TEXT, ErrorResponse
 from corrige.server.settings import Settings
+from corrige.tutor.text import MAX_TEXT_CHARS
 
 UNSTATED = "x-corrige-unstated-codes"
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
@@ -98,6 +99,8 @@ def text_constraints(kind: str, settings: Settings) -> dict[str, Any]:
     most = settings.max_sentence_chars
     if kind == "sentence":  # the tutor's input: service.py's _guard
         return {"minLength": 1, "maxLength": most, "pattern": text_pattern(nonblank=True)}
+    if kind == "text":  # a whole text: corrige.tutor.text (more than MAX_TEXT_CHARS: 413 text_too_long)
+        return {"minLength": 1, "maxLength": MAX_TEXT_CHARS, "pattern": text_pattern(nonblank=True)}
     if kind == "answer":  # a quiz or exam answer: routes/portal.py's submit_answer
         return {"minLength": 1, "maxLength": most, "pattern": text_pattern(nonblank=True)}
     if kind == "prompt":  # /v1/completions' text prompt: service.py's raw_prompt

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 TEXT = "x-corrige-text"  # the kind of learner text a string holds: sentence, answer, prompt, query
 LIMITS = "x-corrige-limits"  # JSON Schema keywords whose values are named limits of the server
@@ -62,9 +62,28 @@ class ErrorResponse(BaseModel):
 
 
 class CorrectRequest(StrictModel):
-    sentence: str = text_field("sentence", description="One English sentence written by a learner.")
+    # exactly one of `sentence` and `text` (a request with both or neither: 422 validation_error)
+    model_config = ConfigDict(
+        extra="forbid", strict=True, json_schema_extra={"oneOf": [{"required": ["sentence"]}, {"required": ["text"]}]}
+    )
+
+    sentence: str | None = text_field(
+        "sentence", default=None, description="One English sentence written by a learner."
+    )
+    text: str | None = text_field(
+        "text",
+        default=None,
+        description="A whole text (an email, an essay): split into sentences, each corrected; edits come back "
+        "as offsets into the text as sent.",
+    )
     stream: bool = Field(False, description="Answer as server-sent events: tokens as they decode, then the result.")
     rules: bool = Field(True, description="Include the rule cards that explain the edits (`rules` in the answer).")
+
+    @model_validator(mode="after")
+    def _one_input(self) -> CorrectRequest:
+        if (self.sentence is None) == (self.text is None):
+            raise ValueError("send exactly one of `sentence` and `text`")
+        return self
 
 
 class BatchCorrectRequest(StrictModel):
@@ -119,6 +138,45 @@ class CorrectionOut(BaseModel):
 
 class CorrectResponse(CorrectionOut):
     request_id: str
+
+
+class TextEditOut(BaseModel):
+    offset: int = Field(description="Character offset of the edit in `text` (as sent: line breaks and spaces kept).")
+    length: int = Field(description="`text[offset:offset + length]` is `original`.")
+    original: str
+    replacement: str
+    category: str = Field(description="Error category id, e.g. `past_irregular`.")
+    gloss: str = Field(description="The Spanish gloss item that explains it, e.g. `pasado irregular: goed → went`.")
+    sentence: int = Field(description="Index of its sentence in `sentences`.")
+
+
+class SentenceOut(BaseModel):
+    index: int
+    offset: int = Field(description="Character offset of the sentence in `text`.")
+    length: int
+    sentence: str = Field(description="`text[offset:offset + length]`.")
+    corrected: str
+    status: Literal["corrected", "unchanged", "abstained", "too_long", "skipped"] = Field(
+        description="`too_long`: a part too long for the model's window with no clause boundary left, passed "
+        "through; `skipped`: not sent to the model (`reason`: `no_words`, `not_english`, `mixed_scripts`)."
+    )
+    reason: str | None = Field(None, description="Why skipped, abstained or too long.")
+    language: str | None = Field(None, description="Skipped as not English: the language (`es`) or script, if told.")
+    explanation: str = Field(description="Spanish gloss of the sentence's corrections.")
+    parts: int = Field(description="Pieces the model read (more than 1: cut at clause boundaries).")
+    edits: list[TextEditOut]
+    rules: list[RuleOut] = Field(default_factory=list)
+
+
+class TextCorrectResponse(BaseModel):
+    request_id: str
+    text: str
+    corrected: str = Field(description="`text` with every edit applied.")
+    changed: bool
+    sentences: list[SentenceOut]
+    edits: list[TextEditOut] = Field(description="Every sentence's edits, in the order of the text.")
+    usage: Usage
+    timings_ms: dict[str, float]
 
 
 class BatchCorrectResponse(BaseModel):

@@ -176,7 +176,11 @@ def test_rate_limits_and_the_operator_token_are_documented_where_they_apply(make
 
 
 def test_the_codes_no_schema_can_state_are_listed_per_operation(document):
-    assert operation(document, "POST", "/v1/grammar/correct")[UNSTATED] == ["prompt_too_long"]
+    assert operation(document, "POST", "/v1/grammar/correct")[UNSTATED] == [
+        "prompt_too_long",
+        "no_words",
+        "not_english",
+    ]
     assert operation(document, "POST", "/v1/completions")[UNSTATED] == ["invalid_request"]
     assert operation(document, "POST", "/portal/api/exams/{exam_id}/answers")[UNSTATED] == ["question_not_in_exam"]
     assert UNSTATED not in operation(document, "POST", "/v1/tools/rules")
