@@ -3,14 +3,15 @@
 Templates read `t.key`; the language comes from `?lang=` (remembered in a cookie), else the
 cookie, else Spanish. Error categories have their own names: the Spanish ones are the
 tutor's gloss labels (`corrige.tutor.categories`), so a learner sees the same words in the
-gloss and on the progress page.
+gloss and on the progress page. Error codes have learner messages (`ERROR_MESSAGES`): a page
+never shows the API's wording.
 """
 
 from __future__ import annotations
 
 from types import MappingProxyType
 
-from corrige.tutor.categories import LABELS
+from corrige.tutor.categories import LABELS, OTHER
 
 LANGS = ("es", "en")
 DEFAULT_LANG = "es"
@@ -28,7 +29,7 @@ _ES = {
     "tutor_title": "Corrige una frase",
     "tutor_intro": "Escribe una frase en inglés: el tutor la corrige, marca los cambios y explica la regla.",
     "sentence_label": "Tu frase en inglés",
-    "sentence_hint": "Por ejemplo: Yesterday I goed to the store",
+    "sentence_hint": "Por ejemplo:",
     "correct_button": "Corregir",
     "working": "Corrigiendo…",
     "result_title": "Corrección",
@@ -74,20 +75,18 @@ _ES = {
     "progress_title": "Mi progreso",
     "progress_intro": "Tus respuestas, por tipo de error.",
     "progress_empty": "Todavía no has respondido ninguna pregunta.",
-    "learner": "Estudiante",
     "col_category": "Tipo de error",
     "col_attempts": "Intentos",
     "col_exact": "Exactas",
     "col_close": "Casi",
     "col_wrong": "Fallos",
     "col_score": "Acierto",
-    "col_time": "Fecha (UTC)",
+    "col_time": "Fecha",
     "col_mode": "Modo",
     "col_question": "Pregunta",
     "col_answer": "Respuesta",
     "col_grade": "Resultado",
-    "col_exam": "Examen",
-    "col_started": "Empezado (UTC)",
+    "col_started": "Empezado",
     "col_status": "Estado",
     "mode_quiz": "práctica",
     "mode_exam": "examen",
@@ -102,6 +101,19 @@ _ES = {
     "error_rate_limited": "Demasiadas peticiones seguidas. Espera unos segundos y vuelve a intentarlo.",
     "error_too_large": "El texto es demasiado largo. Escribe una frase más corta.",
     "error_slow": "El envío ha tardado demasiado. Vuelve a intentarlo.",
+    "error_empty_sentence": "Escribe una frase en inglés para que el tutor la corrija.",
+    "error_sentence_too_long": "Esta frase es demasiado larga para el tutor: prueba a dividirla en dos.",
+    "error_empty_answer": "Escribe tu corrección de la frase antes de comprobarla.",
+    "error_answer_too_long": "Tu respuesta es demasiado larga. Escribe solo la frase corregida.",
+    "error_characters": "El texto tiene caracteres que el tutor no puede leer. Escríbelo de nuevo, sin pegarlo.",
+    "error_symbols": "El texto lleva marcas especiales que el tutor no acepta. Quítalas y vuelve a intentarlo.",
+    "error_question_gone": "Esa pregunta ya no existe. Prueba con otra.",
+    "error_exam_gone": "Ese examen no existe o es de otra persona.",
+    "error_already_answered": "Ya respondiste a esta pregunta del examen.",
+    "error_not_in_exam": "Esa pregunta no es de este examen. Vuelve al examen y responde a la pregunta que aparece.",
+    "error_busy": "El tutor está muy ocupado ahora mismo. Espera unos segundos y vuelve a intentarlo.",
+    "error_starting": "El tutor se está preparando. Vuelve a intentarlo en unos segundos.",
+    "error_unavailable": "El tutor no está disponible ahora mismo. Vuelve a intentarlo más tarde.",
 }
 
 _EN = {
@@ -117,7 +129,7 @@ _EN = {
     "tutor_title": "Correct a sentence",
     "tutor_intro": "Type a sentence in English: the tutor corrects it, marks the changes and explains the rule.",
     "sentence_label": "Your English sentence",
-    "sentence_hint": "For example: Yesterday I goed to the store",
+    "sentence_hint": "For example:",
     "correct_button": "Correct",
     "working": "Correcting…",
     "result_title": "Correction",
@@ -163,20 +175,18 @@ _EN = {
     "progress_title": "My progress",
     "progress_intro": "Your answers, by kind of error.",
     "progress_empty": "You have not answered any question yet.",
-    "learner": "Learner",
     "col_category": "Kind of error",
     "col_attempts": "Attempts",
     "col_exact": "Exact",
     "col_close": "Close",
     "col_wrong": "Wrong",
     "col_score": "Score",
-    "col_time": "Time (UTC)",
+    "col_time": "Date",
     "col_mode": "Mode",
     "col_question": "Question",
     "col_answer": "Answer",
     "col_grade": "Grade",
-    "col_exam": "Exam",
-    "col_started": "Started (UTC)",
+    "col_started": "Started",
     "col_status": "Status",
     "mode_quiz": "quiz",
     "mode_exam": "exam",
@@ -191,6 +201,19 @@ _EN = {
     "error_rate_limited": "Too many requests in a row. Wait a few seconds and try again.",
     "error_too_large": "The text is too long. Write a shorter sentence.",
     "error_slow": "Sending took too long. Try again.",
+    "error_empty_sentence": "Write a sentence in English for the tutor to correct.",
+    "error_sentence_too_long": "This sentence is too long for the tutor: try splitting it in two.",
+    "error_empty_answer": "Write your correction of the sentence before checking it.",
+    "error_answer_too_long": "Your answer is too long. Write just the corrected sentence.",
+    "error_characters": "The text has characters the tutor cannot read. Type it again rather than pasting it.",
+    "error_symbols": "The text has special marks that the tutor does not accept. Remove them and try again.",
+    "error_question_gone": "That question no longer exists. Try another one.",
+    "error_exam_gone": "That exam does not exist or belongs to someone else.",
+    "error_already_answered": "You have already answered this exam question.",
+    "error_not_in_exam": "That question is not part of this exam. Go back to the exam and answer the question shown.",
+    "error_busy": "The tutor is very busy right now. Wait a few seconds and try again.",
+    "error_starting": "The tutor is getting ready. Try again in a few seconds.",
+    "error_unavailable": "The tutor is not available right now. Try again later.",
 }
 
 CATEGORY_NAMES_EN = {
@@ -229,6 +252,46 @@ CATEGORY_NAMES_EN = {
     "pronoun": "pronouns",
     "word_order": "word order",
     "calque": "Spanish calques",
+    OTHER: "other change",
+}
+# the Spanish names are the gloss's labels, plus one for an edit no gloss item explains
+CATEGORY_NAMES_ES = {**LABELS, OTHER: "otro cambio"}
+CATEGORY_NAMES = {"es": CATEGORY_NAMES_ES, "en": CATEGORY_NAMES_EN}
+
+# What a learner reads for each error code the portal's pages can meet (the API keeps its own
+# precise messages): a key of the strings above, never the API's wording. A code not listed here
+# gets `error_not_found` for a 404 and `error_generic` otherwise.
+ERROR_MESSAGES = {
+    "csrf_failed": "error_csrf",
+    "rate_limited": "error_rate_limited",
+    "body_too_large": "error_too_large",
+    "body_timeout": "error_slow",
+    "empty_sentence": "error_empty_sentence",
+    "prompt_too_long": "error_sentence_too_long",
+    "empty_answer": "error_empty_answer",
+    "answer_too_long": "error_answer_too_long",
+    "invalid_characters": "error_characters",
+    "invalid_encoding": "error_characters",
+    "prompt_injection": "error_symbols",
+    "question_not_found": "error_question_gone",
+    "exam_not_found": "error_exam_gone",
+    "already_answered": "error_already_answered",
+    "question_not_in_exam": "error_not_in_exam",
+    "not_found": "error_not_found",
+    "overloaded": "error_busy",
+    "deadline_exceeded": "error_busy",
+    "not_ready": "error_starting",
+    "engine_restarting": "error_starting",
+    "engine_closed": "error_unavailable",
+    "draining": "error_unavailable",
+    "portal_unavailable": "error_unavailable",
+    # a malformed request, a wrong method, a failed validation, a bug: nothing the learner can fix
+    "invalid_json": "error_generic",
+    "unsupported_media_type": "error_generic",
+    "method_not_allowed": "error_generic",
+    "validation_error": "error_generic",
+    "internal_error": "error_generic",
+    "http_error": "error_generic",
 }
 
 
@@ -249,9 +312,20 @@ class Text:
         return self._strings[key].format(**values)
 
     def category(self, category_id: str) -> str:
-        if self.lang == "en":
-            return CATEGORY_NAMES_EN.get(category_id, category_id.replace("_", " "))
-        return LABELS.get(category_id, category_id.replace("_", " "))
+        return CATEGORY_NAMES[self.lang].get(category_id, category_id.replace("_", " "))
+
+    def error(self, code: str, status: int = 500) -> str:
+        """The learner's message for an error code (see `ERROR_MESSAGES`)."""
+        key = ERROR_MESSAGES.get(code, "error_not_found" if status == 404 else "error_generic")
+        return self._strings[key]
+
+    def error_messages(self) -> list[tuple[str, str]]:
+        """(space-separated codes, message) for each message of `ERROR_MESSAGES`: what the pages'
+        script shows for an API error."""
+        codes: dict[str, list[str]] = {}
+        for code, key in ERROR_MESSAGES.items():
+            codes.setdefault(key, []).append(code)
+        return [(" ".join(names), self._strings[key]) for key, names in codes.items()]
 
 
 TEXTS = {"es": Text("es", _ES), "en": Text("en", _EN)}

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
@@ -26,6 +27,9 @@ from corrige.tutor.agent import BUNDLED_MODEL  # noqa: E402
 
 ARTIFACTS = ROOT / "test-artifacts"
 UVICORN = ["-m", "uvicorn", "--factory", "corrige.server.app:app_from_env", "--no-access-log", "--log-level", "warning"]
+CHROMIUM = Path("/usr/bin/chromium")
+LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+PHONE = {"width": 390, "height": 844}
 CSRF_META = re.compile(r'<meta name="csrf-token" content="([^"]+)">')
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -93,3 +97,20 @@ def learner(portal_server):
     person = Learner(portal_server.url)
     yield person
     person.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium, headless, one per test module."""
+    if not CHROMIUM.is_file():
+        pytest.fail(f"{CHROMIUM} is missing: the browser tests need Debian's chromium (`make test` installs it)")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        yield launched
+        launched.close()
+
+
+def new_page(browser: Browser, url: str, **options) -> Page:
+    context = browser.new_context(base_url=url, **options)
+    context.set_default_timeout(15_000)
+    return context.new_page()

@@ -11,36 +11,18 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from conftest import PHONE, new_page
+from playwright.sync_api import Page, expect
 from server_support import bundled_model_available
 
 from corrige.portal.quiz import QuestionBank
 
-CHROMIUM = Path("/usr/bin/chromium")
-LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 CHECKER = Path(__file__).with_name("a11y.js").read_text(encoding="utf-8")
-PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not CHROMIUM.is_file():
-        pytest.fail(f"{CHROMIUM} is missing: the browser tests need Debian's chromium (`make test` installs it)")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="module")
 def bank() -> QuestionBank:
     return QuestionBank.build()  # the server's questions: same seed, same ids
-
-
-def new_page(browser: Browser, url: str, **options) -> Page:
-    context = browser.new_context(base_url=url, **options)
-    context.set_default_timeout(15_000)
-    return context.new_page()
 
 
 @pytest.fixture

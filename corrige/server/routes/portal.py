@@ -1,7 +1,8 @@
 """The learner portal: the tutor page, quiz, exam and progress (server-rendered Jinja2 pages),
 their form posts, and the JSON API that the pages' small script uses.
 
-Pages: `GET /` (tutor), `/quiz`, `/quiz/answers/{id}`, `/exam`, `/exam/{id}`, `/progress`.
+Pages: `GET /` (tutor), `/quiz`, `/quiz/answers/{id}`, `/exam`, `/exam/{id}`, `/progress`
+(and `/favicon.ico`).
 Form posts (they work without JavaScript; a page or a 303 redirect answers): `POST /`,
 `POST /quiz`, `POST /exam`, `POST /exam/{id}/answer`. JSON API (errors in the error model):
 `GET /portal/api/session`, `POST /portal/api/correct`, `GET /portal/api/quiz/question`,
@@ -27,7 +28,7 @@ from urllib.parse import urlencode
 import jinja2
 from fastapi import APIRouter, Depends, Request
 from fastapi import Path as PathParam
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.types import Scope
@@ -47,6 +48,7 @@ from corrige.tutor.edits import Edit
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 STATIC_PATH = "/static/portal"
+FAVICON = WEB_DIR / "static" / "portal" / "favicon.ico"  # /favicon.ico; the pages link favicon.svg
 FORM_PATHS = ("/", "/quiz", "/exam", "/exam/")  # form posts the FormPostMiddleware turns into JSON
 LANG_COOKIE = "corrige_lang"
 CSRF_HEADER = "x-csrf-token"
@@ -179,29 +181,10 @@ def form_error(visit: Visit, error: ApiError) -> HTMLResponse:
     return error_page(visit, error)
 
 
-# codes with a message of their own on the learner's page; other framework-level refusals (a
-# malformed body, a wrong method, a failed validation) get the generic one, never the API's wording
-PAGE_MESSAGES = {
-    "csrf_failed": "error_csrf",
-    "rate_limited": "error_rate_limited",
-    "body_too_large": "error_too_large",
-    "body_timeout": "error_slow",
-}
-GENERIC_CODES = frozenset(
-    {"invalid_json", "invalid_encoding", "unsupported_media_type", "method_not_allowed", "validation_error"}
-)
-
-
 def error_page(visit: Visit, error: ApiError) -> HTMLResponse:
-    t = visit.t
-    if error.code in PAGE_MESSAGES:
-        message = getattr(t, PAGE_MESSAGES[error.code])
-    elif error.status == 404:
-        message = t.error_not_found
-    elif error.status >= 500 or error.code in GENERIC_CODES or error.status in (400, 405, 415):
-        message = t.error_generic
-    else:
-        message = error.message
+    """The learner's error page: the code's message in the page's language (`Text.error`), never
+    the API's wording; the code and request id are in the markup only."""
+    message = visit.t.error(error.code, error.status)
     response = visit.page(
         "error.html", error.status, error=error, message=message, request_id=request_id(visit.request)
     )
@@ -424,8 +407,13 @@ async def tutor_form(request: Request, portal: PortalDep, service: ServiceDep) -
         body = parse(SentenceBody, fields)
         result = await correct(portal, service, request, body.sentence)
     except ApiError as exc:
-        return visit.page("tutor.html", exc.status, "tutor", sentence=sentence, result=None, error=exc.message)
+        return visit.page("tutor.html", exc.status, "tutor", sentence=sentence, result=None, error=exc)
     return visit.page("tutor.html", active="tutor", sentence=sentence, result=result, error=None)
+
+
+@router.get("/favicon.ico", include_in_schema=False)
+async def favicon() -> FileResponse:
+    return FileResponse(FAVICON, media_type="image/x-icon", headers={"Cache-Control": "public, max-age=86400"})
 
 
 @router.get("/quiz", response_class=HTMLResponse, include_in_schema=False)
