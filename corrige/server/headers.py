@@ -3,9 +3,9 @@
 Every response gets `X-Content-Type-Options: nosniff`. Every HTML response also gets a Content
 Security Policy that allows scripts, styles and connections from this origin only (no inline
 script or handler: the templates load their scripts from /static files), no framing
-(`frame-ancestors 'none'` and `X-Frame-Options: DENY`) and `Referrer-Policy: same-origin`. A
-route that needs another policy (the API docs page loads Swagger UI from its CDN) sets its own
-`Content-Security-Policy`, which is kept.
+(`frame-ancestors 'none'` and `X-Frame-Options: DENY`) and `Referrer-Policy: same-origin`; the
+API docs page too (Swagger UI's files are served from here). A response that sets its own
+`Content-Security-Policy` keeps it.
 """
 
 from __future__ import annotations

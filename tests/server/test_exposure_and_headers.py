@@ -139,6 +139,14 @@ def test_the_docs_page_starts_swagger_from_a_static_file(app_with):
         script = client.get("/static/docs/swagger-init.js")
         assert '<script src="/static/docs/swagger-init.js"></script>' in page
         assert script.status_code == 200 and "SwaggerUIBundle" in script.text and "/openapi.json" in script.text
+        # Swagger UI itself is served from here, not from a CDN (the page works offline)
+        assert "http://" not in page and "https://" not in page
+        for asset in re.findall(r'(?:src|href)="([^"]+)"', page):
+            served = client.get(asset)
+            assert served.status_code == 200 and len(served.content) > 500, asset
+        bundle = client.get("/static/docs/swagger-ui-bundle.js")
+        assert bundle.headers["content-type"].startswith(("text/javascript", "application/javascript"))
+        assert "SwaggerUIBundle" in bundle.text
         assert client.get("/redoc").status_code == 404  # FastAPI's other page (inline style, fonts) is gone
 
 

@@ -5,6 +5,7 @@ window.ui = SwaggerUIBundle({
   dom_id: "#swagger-ui",
   layout: "BaseLayout",
   deepLinking: true,
+  validatorUrl: null, // no badge from validator.swagger.io: the page asks nothing of another host
   showExtensions: true,
   showCommonExtensions: true,
   presets: [SwaggerUIBundle.presets.apis, SwaggerUIBundle.SwaggerUIStandalonePreset],
