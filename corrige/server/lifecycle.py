@@ -150,12 +150,15 @@ def fail_server(state: Any) -> None:
 
 
 async def warm_up(service: CorrectionService) -> None:
-    """One correction through every stage before reporting ready, so the first client does not
-    pay for first-call costs (allocations, lazy imports)."""
+    """One correction through every stage, and one rule-card search, before reporting ready, so
+    the first client does not pay for first-call costs (allocations, lazy imports, the encoder's
+    first forward pass)."""
     tutor = service.tutor
     prompt = tutor.build_prompt("I goed home.")
     prepared = Prepared("I goed home.", prompt, service.params_for(prompt))
     service.format(prepared, await service.generate(prepared, "warmup"))
+    if service.rules is not None:
+        logger.info("rule cards warmed: first search %.1f ms (%s)", await service.rules.warm(), service.rules.mode)
 
 
 async def drain(state: Any, grace_s: float) -> None:

@@ -1,6 +1,8 @@
 """Serve-time rule cards: nothing for unchanged sentences, an LRU cache, and BM25 while the encoder is busy."""
 
 import asyncio
+import re
+from pathlib import Path
 
 from corrige.tutor.agent import Correction
 from corrige.tutor.edits import Edit
@@ -36,6 +38,16 @@ def test_the_cards_explain_the_edit_and_a_repeat_comes_from_the_cache(hybrid_ret
     again = asyncio.run(lookup.find(goed()))
     assert again.cached and [h.card.id for h in again.hits] == [h.card.id for h in first.hits]
     assert (lookup.hits, lookup.misses) == (1, 1)
+
+
+def test_warming_searches_once_on_the_worker_thread_without_caching_or_counting(hybrid_retriever):
+    lookup = RuleLookup(hybrid_retriever, k=3)
+    assert lookup.warm_ms is None
+    took = asyncio.run(lookup.warm())
+    assert took > 0 and lookup.warm_ms == took
+    assert (lookup.hits, lookup.misses, lookup.degraded, len(lookup._cache)) == (0, 0, 0, 0)
+    first = asyncio.run(lookup.find(goed()))  # not answered by the warm-up's search
+    assert first.mode == "hybrid" and not first.cached and lookup.misses == 1
 
 
 def test_the_cache_keeps_only_the_most_recent_queries(bm25_retriever):
@@ -76,3 +88,14 @@ def test_a_busy_server_gets_bm25_without_touching_the_encoder(hybrid_retriever):
     load["busy"] = False
     idle = asyncio.run(lookup.find(married(7)))
     assert idle.mode == "hybrid" and not idle.degraded
+
+
+def test_the_readmes_lookup_figure_is_the_retrieval_benchmarks():
+    """README's cost of a first lookup is `corrige bench retrieval`'s hybrid row in docs/retrieval.md."""
+    root = Path(__file__).resolve().parents[2]
+    readme = " ".join((root / "README.md").read_text(encoding="utf-8").split())
+    table = (root / "docs" / "retrieval.md").read_text(encoding="utf-8")
+    stated = re.search(r"hybrid search p50 ([\d.]+) ms, p95 ([\d.]+) ms in `corrige bench retrieval", readme)
+    row = re.search(r"^\| hybrid \| \d+ \| ([\d.]+) \| \*{0,2}([\d.]+)\*{0,2} \|", table, re.MULTILINE)
+    assert stated and row
+    assert [float(x) for x in stated.groups()] == [round(float(x), 1) for x in row.groups()]

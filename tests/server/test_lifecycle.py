@@ -32,6 +32,19 @@ def test_create_app_builds_nothing_until_the_lifespan_runs(make_settings):
     assert not app.state.engine.running  # the lifespan closed it
 
 
+def test_the_warm_up_runs_one_rule_search_before_ready_and_leaves_the_cache_empty(make_settings, caplog):
+    from fastapi.testclient import TestClient
+
+    caplog.set_level("INFO", logger="corrige.server.lifecycle")
+    for warmup in (True, False):
+        app = create_app(make_settings(warmup=warmup, rules="hybrid"))
+        with TestClient(app):
+            rules = app.state.service.rules
+            assert (rules.warm_ms is not None) is warmup
+            assert (rules.hits, rules.misses, len(rules._cache)) == (0, 0, 0)
+    assert sum("rule cards warmed: first search" in r.getMessage() for r in caplog.records) == 1
+
+
 def test_before_the_model_is_loaded_routes_answer_503_not_ready(make_settings):
     from fastapi.testclient import TestClient
 
