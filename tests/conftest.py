@@ -10,8 +10,9 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 @pytest.fixture(scope="session", autouse=True)
 def state_home(tmp_path_factory):
-    """The servers' default files (trace store, portal database, quiz bank cache) go to one
-    temporary directory for the whole run, never to the user's ~/.local/state. Session-wide
+    """The servers' default files (trace store, portal database) go to one temporary directory
+    for the whole run, never to the user's ~/.local/state (the checked quiz bank, like the card
+    embeddings, is a cache: ~/.cache/corrige, built once per machine). Session-wide
     and set before any other fixture, so module-scoped apps and subprocess servers see it too."""
     path = tmp_path_factory.mktemp("state-home")
     before = os.environ.get("XDG_STATE_HOME")

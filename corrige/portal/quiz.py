@@ -6,6 +6,12 @@ learner fixes one thing at a time, and a single reference edit makes "close" wel
 The bank is deterministic, so a question id (`q<index>`) means the same sentence after a
 restart, in every process.
 
+Every question's reference answer is checked when the bank is built (`check_answers`): the
+bundled tutor runs over the question and over its reference correction, and the grader over
+what it says. A question whose reference the tutor would change (a second error left in it), or
+whose own correction by the tutor (the "tutor says" line of the feedback) the grader calls
+wrong, is left out, so the feedback never contradicts itself.
+
 Grading compares the learner's answer with the reference correction:
 
 * **exact**: the same sentence once runs of spaces are collapsed and the ends trimmed;
@@ -34,10 +40,12 @@ import logging
 import os
 import random
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import Protocol
 
 logger = logging.getLogger(__name__)
 
@@ -45,8 +53,10 @@ EXAM_LENGTH = 10
 BANK_SEED = 0  # the bundled tutor's data seed
 BANK_SPLIT_SIZE = 2000  # the model card's synthetic test split
 
-BANK_FORMAT = 1  # bump when Question's fields change
-_TUTOR_DIR = Path(__file__).resolve().parent.parent / "tutor"
+BANK_FORMAT = 2  # bump when Question's fields or the check change
+_PACKAGE = Path(__file__).resolve().parent.parent
+# what the cached bank depends on: the generator, the tutor, its runtime and the grader
+_SOURCES = (("tutor", "*.py"), ("tutor", "*.tsv"), ("model", "*.py"), ("portal", "quiz.py"))
 _WORD = re.compile(r"[\w']+")
 
 
@@ -72,6 +82,39 @@ class Question:
     replacement: str
 
 
+class Corrector(Protocol):
+    """What the check needs of a tutor (`corrige.tutor.agent.Tutor`)."""
+
+    def fits(self, sentence: str) -> bool: ...
+
+    def correct_many(self, sentences: Sequence[str]) -> list: ...  # `Correction`s: `.corrected`
+
+
+def check_answers(questions: Sequence[Question], tutor: Corrector) -> tuple[list[Question], dict[str, str]]:
+    """The questions whose reference answer holds up, and why each other one is left out:
+
+    * `too_long`: the tutor cannot take the question or its reference (its window);
+    * `reference_changed`: the tutor would change the reference (an error left in it, or a tutor
+      that would put one in: either way the feedback would show two answers);
+    * `tutor_wrong`: the tutor's correction of the question, which the feedback shows, is graded
+      wrong against the reference (it kept the error, abstained, or made another one).
+    """
+    fit = [q for q in questions if tutor.fits(q.sentence) and tutor.fits(q.expected)]
+    taken = {q.id for q in fit}
+    dropped = {q.id: "too_long" for q in questions if q.id not in taken}
+    references = tutor.correct_many([q.expected for q in fit])
+    own = tutor.correct_many([q.sentence for q in fit])
+    kept = []
+    for q, reference, correction in zip(fit, references, own, strict=True):
+        if collapse(reference.corrected) != collapse(q.expected):
+            dropped[q.id] = "reference_changed"
+        elif grade(q.sentence, q.expected, correction.corrected) is Grade.WRONG:
+            dropped[q.id] = "tutor_wrong"
+        else:
+            kept.append(q)
+    return kept, dropped
+
+
 class QuestionBank:
     """The questions, by id; drawing is random (the caller's `random.Random`)."""
 
@@ -85,8 +128,9 @@ class QuestionBank:
             self.by_category.setdefault(q.category, []).append(q)
 
     @classmethod
-    def build(cls, seed: int = BANK_SEED, n: int = BANK_SPLIT_SIZE) -> QuestionBank:
-        """Single-error examples of the synthetic test split (about 0.8 s for the default size)."""
+    def build(cls, seed: int = BANK_SEED, n: int = BANK_SPLIT_SIZE, tutor: Corrector | None = None) -> QuestionBank:
+        """Single-error examples of the synthetic test split (about 0.8 s for the default size);
+        with a tutor, only those that pass `check_answers` (a few seconds more)."""
         from corrige.tutor.data import make_splits
 
         questions = []
@@ -104,23 +148,32 @@ class QuestionBank:
                         edit.replacement,
                     )
                 )
+        if tutor is not None:
+            questions, dropped = check_answers(questions, tutor)
+            reasons = dict(sorted(Counter(dropped.values()).items()))
+            logger.info("quiz bank: %d questions kept, %d left out %s", len(questions), len(dropped), reasons)
         return cls(questions)
 
     @classmethod
     def cached(cls, directory: Path, seed: int = BANK_SEED, n: int = BANK_SPLIT_SIZE) -> QuestionBank:
-        """`build`, kept as JSON in `directory` so a restart reads it in milliseconds. The file's name
-        carries a digest of the generator's source (corrige/tutor), so a changed generator builds anew."""
+        """`build`, checked with the bundled tutor, kept as JSON in `directory` so a restart reads it
+        in milliseconds. The file's name carries a digest of what the bank depends on (the generator,
+        the tutor and its runtime, the grader, the bundled model's files), so a change builds anew."""
+        from corrige.tutor.agent import BUNDLED_MODEL, Tutor
+
         digest = hashlib.sha256(f"{BANK_FORMAT}:{seed}:{n}".encode())
-        for source in sorted(_TUTOR_DIR.glob("*.py")) + sorted(_TUTOR_DIR.glob("*.tsv")):
+        sources = [path for folder, pattern in _SOURCES for path in sorted((_PACKAGE / folder).glob(pattern))]
+        for source in sources + sorted(path for path in BUNDLED_MODEL.iterdir() if path.is_file()):
             digest.update(source.name.encode() + source.read_bytes())
         path = directory / f"questions-{digest.hexdigest()[:16]}.json"
         try:
             return cls([Question(**q) for q in json.loads(path.read_text(encoding="utf-8"))])
         except (OSError, ValueError, TypeError):
             pass  # missing or unreadable: build it
-        bank = cls.build(seed, n)
+        bank = cls.build(seed, n, tutor=Tutor.load(BUNDLED_MODEL))
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
+            directory.mkdir(parents=True, exist_ok=True)
             tmp.write_text(json.dumps([asdict(q) for q in bank.questions], ensure_ascii=False), encoding="utf-8")
             os.replace(tmp, path)
         except OSError as exc:

@@ -2,9 +2,10 @@
 question bank.
 
 `Portal.open(settings)` runs in the lifespan and is quick (it opens SQLite and reads or
-makes the session key); the question bank is read on a worker thread (from its JSON cache
-next to the database, or built in about 0.8 s the first time), so the server reports ready
-without waiting for it, and the first quiz request waits. The SQLite connection lives on one worker
+makes the session key); the question bank is read on a worker thread (from its JSON cache in
+the cache directory, `$CORRIGE_CACHE_DIR` or `~/.cache/corrige`, or built and checked with the
+bundled tutor in a few seconds the first time), so the server reports ready without waiting
+for it, and the first quiz request waits. The SQLite connection lives on one worker
 thread: every store call goes through `Portal.db`, so the event loop never waits for a disk
 flush and the connection is never shared between threads.
 """
@@ -25,6 +26,7 @@ from corrige.portal.quiz import QuestionBank
 from corrige.portal.rules import RuleCards
 from corrige.portal.sessions import SessionCodec, load_or_create_secret
 from corrige.portal.store import PortalStore
+from corrige.tutor.retrieval import default_cache_dir
 
 if TYPE_CHECKING:
     from corrige.server.settings import Settings
@@ -57,7 +59,7 @@ class Portal:
         self.cards = RuleCards()
         self._db = ThreadPoolExecutor(max_workers=1, thread_name_prefix="portal-db")
         self._bank: Future[QuestionBank] = Future()
-        self._bank_dir = store.path.parent
+        self._bank_dir = default_cache_dir()  # one checked bank per machine, whatever the database
         self._accepts = accepts  # the model takes the sentence (fits its window); others are left out
         threading.Thread(target=self._build_bank, name="portal-bank", daemon=True).start()
 
