@@ -19,11 +19,15 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 UNSTATED = "x-corrige-unstated-codes"  # as corrige.server.openapi writes it
 
 
+CODE_HEADER = "X-Corrige-Error-Code"  # LanguageTool's API (/v2/) answers in plain text, the code in this header
+
+
 def error_code(response: Any) -> str | None:
     try:
         return response.json()["error"]["code"]
     except (ValueError, KeyError, TypeError):
-        return None
+        values = response.headers.get(CODE_HEADER.lower())  # schemathesis: lower-case names, lists of values
+        return values[0] if values else None
 
 
 @schemathesis.check

@@ -8,7 +8,8 @@ Middleware, outermost first: security headers → request id (and the last-resor
 admission and in-flight count → the operator token (when set) → rate limits (per client, per
 learner session, tools) → portal form posts as JSON → body guard → FastAPI (validation →
 handler). Refusals of the learner portal's pages and form posts are pages in the learner's
-language (`app.state.error_page`), the rest the error model.
+language (`app.state.error_page`), those of LanguageTool's API (/v2/) its plain text, the rest
+the error model.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from fastapi.staticfiles import StaticFiles
 
 from corrige import __version__
 from corrige.portal.forms import FormPostMiddleware
-from corrige.server import openapi
+from corrige.server import languagetool, openapi
 from corrige.server.context import RequestContextMiddleware
 from corrige.server.errors import install_error_handlers
 from corrige.server.guards import (
@@ -36,11 +37,12 @@ from corrige.server.headers import SecurityHeadersMiddleware
 from corrige.server.lifecycle import lifespan
 from corrige.server.operator import OperatorAuthMiddleware
 from corrige.server.routes import dashboard, docs, grammar, health, metrics, openai, portal, tools
+from corrige.server.routes import languagetool as languagetool_routes
 from corrige.server.settings import Settings
 
-API_PREFIXES = ("/v1/", "/correct")
+API_PREFIXES = ("/v1/", "/v2/", "/correct")  # /v2/: LanguageTool's API
 TOOL_PREFIX = "/v1/tools/"
-NOT_RATE_LIMITED = ("/v1/engine/stats", "/v1/models")
+NOT_RATE_LIMITED = ("/v1/engine/stats", "/v1/models", "/v2/languages")
 ALWAYS_OPEN = ("/healthz", "/readyz", "/v1/engine/stats", "/metrics")  # answered while draining
 OPERATOR_PATHS = ("/metrics", "/dashboard", "/v1/engine/stats", "/v1/obs/summary")  # behind admin_token when set
 
@@ -61,6 +63,7 @@ def create_app(settings: Settings) -> FastAPI:
 
     app.include_router(grammar.router)
     app.include_router(openai.router)
+    app.include_router(languagetool_routes.router)
     app.include_router(health.router)
     app.include_router(dashboard.router)
     app.mount(dashboard.STATIC_URL, StaticFiles(directory=dashboard.STATIC_DIR), name="dashboard-static")
@@ -71,12 +74,13 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(portal.router)
     app.mount(portal.STATIC_PATH, portal.static_files(), name="portal-static")
     install_error_handlers(app)
-    app.state.error_page = portal.page_for_error  # refusals of the portal's pages are pages too
+    # refusals of the portal's pages are pages too, and LanguageTool's API (/v2/) answers in its plain text
+    app.state.error_page = languagetool.chain_error_pages(languagetool.error_text, portal.page_for_error)
     openapi.install(app)  # error responses from the table of codes, request constraints from the settings
 
     # add_middleware wraps: the last one added is the outermost
     body_limits = {"max_bytes": settings.max_body_bytes, "timeout_s": settings.body_timeout_s}
-    app.add_middleware(BodyGuardMiddleware, **body_limits)
+    app.add_middleware(BodyGuardMiddleware, form_paths=languagetool.FORM_PATHS, **body_limits)
     # the learner portal's HTML form posts become JSON just outside the body guard (pages work without JS)
     app.add_middleware(FormPostMiddleware, paths=portal.FORM_PATHS, **body_limits)
     if limits := rate_limits(settings):

@@ -41,16 +41,16 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
         400,
         "invalid_characters",
         "NUL or another control character (tab and newlines are fine), a bidirectional override, a BOM",
-        where=("text", "POST /v1/chat/completions"),
-        unstated=("POST /v1/chat/completions",),
+        where=("text", "POST /v1/chat/completions", "POST /v2/check"),
+        unstated=("POST /v1/chat/completions", "POST /v2/check"),
     ),
     ErrorCode(
         400,
         "prompt_injection",
         "one of the model's special tokens written out (`<\\|sep\\|>`, `<\\|gloss\\|>`, …);"
         " a slash or a lone `<\\|` is only text",
-        where=("text", "POST /v1/chat/completions"),
-        unstated=("POST /v1/chat/completions",),
+        where=("text", "POST /v1/chat/completions", "POST /v2/check"),
+        unstated=("POST /v1/chat/completions", "POST /v2/check"),
     ),
     ErrorCode(
         401,
@@ -109,7 +109,8 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
         "text_too_long",
         "`text` is over 5,000 characters (a sentence too long for the model's window is never a reason: "
         "it is cut at clause boundaries or passed through flagged)",
-        where=("text:text",),
+        where=("text:text", "POST /v2/check"),
+        unstated=("POST /v2/check",),
     ),
     ErrorCode(
         422,
@@ -125,6 +126,27 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
         "script (`Cyrillic`, `CJK`, …)",
         where=("text:text",),
         unstated=("any",),
+    ),
+    ErrorCode(
+        400,
+        "missing_parameter",
+        "`/v2/check` without `language`, or without both `text` and `data` (LanguageTool's API: plain text)",
+        where=("POST /v2/check",),
+    ),
+    ErrorCode(
+        400,
+        "unsupported_language",
+        "`/v2/check` with a `language` other than English's (`en`, `en-US`, …, `auto`), or `auto` on a text "
+        "that is not English",
+        where=("POST /v2/check",),
+        unstated=("POST /v2/check",),
+    ),
+    ErrorCode(
+        400,
+        "invalid_data",
+        '`/v2/check`\'s `data` is not LanguageTool\'s annotation (`{"annotation": [{"text": …}, {"markup": …}]}`)',
+        where=("POST /v2/check",),
+        unstated=("POST /v2/check",),
     ),
     ErrorCode(
         422, "batch_too_large", "more sentences than `max_batch_sentences`", where=("POST /v1/grammar/correct:batch",)

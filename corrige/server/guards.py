@@ -4,8 +4,9 @@
 * `RateLimitMiddleware`: token buckets per client address and per learner session, by route
   group (429 + Retry-After).
 * `BodyGuardMiddleware`: refuses bodies over the limit while they arrive (413), bodies that
-  take too long to arrive (408), bodies that are not JSON (415), not UTF-8 or not parsable
-  JSON within `MAX_JSON_DEPTH` levels (400), then replays the body to the app.
+  take too long to arrive (408), bodies that are not JSON (415; form-encoded on the paths that
+  take forms: LanguageTool's API), not UTF-8 or not parsable JSON within `MAX_JSON_DEPTH`
+  levels (400), then replays the body to the app.
 * `check_text`: the input filter for text bound for the model (control characters, lone
   surrogates, the model's special tokens written out: 400).
 
@@ -29,6 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from corrige.server.errors import ApiError, send_error
 from corrige.tokenizer import GLOSS, SPECIAL_TOKENS
 
+FORM_MEDIA_TYPE = "application/x-www-form-urlencoded"
 MAX_JSON_DEPTH = 32  # no request of the API nests deeper than 3; json.loads recurses once a level
 
 
@@ -215,6 +217,10 @@ def _is_json(content_type: bytes) -> bool:
     return media == b"application/json" or (media.startswith(b"application/") and media.endswith(b"+json"))
 
 
+def _is_form(content_type: bytes) -> bool:
+    return content_type.split(b";", 1)[0].strip().lower() == FORM_MEDIA_TYPE.encode()
+
+
 def body_time_left(scope: Scope, timeout_s: float) -> float:
     """Seconds left for the body to arrive, counted from the request's arrival (its headers)."""
     received_at = scope.get("state", {}).get("received_at")
@@ -258,14 +264,16 @@ class BodyGuardMiddleware:
     """For requests with a body: 413 past `max_bytes` (by Content-Length at once, else counted
     chunk by chunk, reading no further), 408 when the whole body has not arrived within
     `timeout_s` of the request (uvicorn has no body-read timeout: a client sending half a body
-    would hold the connection and this coroutine), 415 unless JSON, 400 `invalid_encoding`
-    unless UTF-8, 400 `invalid_json` unless it parses within `MAX_JSON_DEPTH` levels.
+    would hold the connection and this coroutine), 415 unless JSON (form-encoded on `form_paths`),
+    400 `invalid_encoding` unless UTF-8, 400 `invalid_json` unless JSON that parses within
+    `MAX_JSON_DEPTH` levels.
     The app then reads the buffered body; later `receive` calls (disconnect) pass through."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int, timeout_s: float = 10.0) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, timeout_s: float = 10.0, form_paths: Iterable[str] = ()) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.timeout_s = timeout_s
+        self.form_paths = frozenset(form_paths)  # these take form-encoded bodies instead of JSON
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in ("POST", "PUT", "PATCH"):
@@ -288,9 +296,11 @@ class BodyGuardMiddleware:
         if body is None:  # the client left before sending its body
             return
         if body:
-            content_type = _header(scope, b"content-type")
-            if content_type is None or not _is_json(content_type):
-                message = "send the body as JSON with the header Content-Type: application/json"
+            content_type = _header(scope, b"content-type") or b""
+            form = scope["path"] in self.form_paths
+            if not (_is_form(content_type) if form else _is_json(content_type)):
+                media = FORM_MEDIA_TYPE if form else "application/json"
+                message = f"send the body as {'form fields' if form else 'JSON'} with the header Content-Type: {media}"
                 await refuse(scope, receive, send, ApiError(415, "unsupported_media_type", message))
                 return
             try:
@@ -299,7 +309,7 @@ class BodyGuardMiddleware:
                 message = f"the body is not valid UTF-8 (byte {exc.start}); send text encoded as UTF-8"
                 await refuse(scope, receive, send, ApiError(400, "invalid_encoding", message))
                 return
-            if (problem := json_problem(body)) is not None:
+            if not form and (problem := json_problem(body)) is not None:
                 await refuse(scope, receive, send, ApiError(400, "invalid_json", problem))
                 return
         meta = scope.get("state", {}).get("meta")

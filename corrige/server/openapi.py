@@ -5,7 +5,8 @@ document once per app, from the app itself:
 
 * every operation's error responses come from the one table of codes (`error_codes.py`): the
   codes whose `where` names the operation or one of its traits, each status with the error
-  model and its `code` narrowed to the codes that operation can answer with (FastAPI's own
+  model and its `code` narrowed to the codes that operation can answer with (LanguageTool's API,
+  /v2/: its plain text, the code in a header; FastAPI's own
   422 model, which the server never sends, is dropped). Traits are read off the route (a POST
   body, parameters, learner text in the body, the dependencies it runs: the model, the portal,
   a CSRF-checked session) and off the middleware the app really has (the drain's open paths,
@@ -34,6 +35,8 @@ from corrige.obs.budget import BudgetError, budget_profiles
 from corrige.server.deps import get_engine, get_service, get_tutor
 from corrige.server.error_codes import BY_CODE, ErrorCode, codes_of, unstated_codes
 from corrige.server.guards import DrainMiddleware, RateLimitMiddleware, text_pattern
+from corrige.server.languagetool import CODE_HEADER
+from corrige.server.languagetool import PREFIX as PLAIN_TEXT_PREFIX
 from corrige.server.operator import OperatorAuthMiddleware
 from corrige.server.routes.portal import api_session, get_portal
 from corrige.server.schemas import LIMITS, TEXT, ErrorResponse
@@ -208,10 +211,23 @@ def describe_errors(
     for entry in codes_of(key, traits):
         assert entry.status is not None
         by_status.setdefault(entry.status, []).append(entry)
+    plain = route.path_format.startswith(PLAIN_TEXT_PREFIX)
     for status, entries in sorted(by_status.items()):
-        responses[str(status)] = error_response(entries)
+        responses[str(status)] = plain_error_response(entries) if plain else error_response(entries)
     if unstated := unstated_codes(key, traits):
         operation[UNSTATED] = unstated
+
+
+def code_list(entries: list[ErrorCode]) -> str:
+    return "\n".join(f"- `{e.code}`: {e.when.replace(chr(92) + '|', '|')}" for e in entries)  # no table: no \\|
+
+
+def plain_error_response(entries: list[ErrorCode]) -> dict[str, Any]:
+    """LanguageTool's API: its plain-text `Error: …`, the table's code in a header."""
+    description = f"LanguageTool's plain-text error; `{CODE_HEADER}` is one of:\n\n" + code_list(entries)
+    schema = {"type": "string", "pattern": "^Error: "}
+    header = {"schema": {"type": "string", "enum": [e.code for e in entries]}}
+    return {"description": description, "headers": {CODE_HEADER: header}, "content": {"text/plain": {"schema": schema}}}
 
 
 def error_response(entries: list[ErrorCode]) -> dict[str, Any]:
@@ -219,6 +235,5 @@ def error_response(entries: list[ErrorCode]) -> dict[str, Any]:
     codes = [e.code for e in entries]
     narrowed = {"properties": {"error": {"properties": {"code": {"enum": codes}}}}}
     schema = {"allOf": [{"$ref": REF.format(model="ErrorResponse")}, narrowed]}
-    items = "\n".join(f"- `{e.code}`: {e.when.replace(chr(92) + '|', '|')}" for e in entries)  # no table: no \\|
-    description = "Error model; `code` is one of:\n\n" + items
+    description = "Error model; `code` is one of:\n\n" + code_list(entries)
     return {"description": description, "content": {"application/json": {"schema": schema}}}

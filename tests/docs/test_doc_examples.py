@@ -68,6 +68,7 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
     ("README.md", '"sentence": "Yesterday I goed to the store",'): (RUN, "test_readme_curl_and_its_json"),
     ("README.md", "from openai import OpenAI"): (RUN, "test_readme_openai_client"),
     ("README.md", '"code": "overloaded"'): (RUN, "test_readme_error_shape"),
+    ("README.md", "import language_tool_python"): (RUN, "test_readme_languagetool_client"),
     ("README.md", "corrige traces audit           #"): (NO_OUTPUT, "commands; their output in docs/observability.md"),
     ("BENCHMARKS.md", "bench model --output model.json"): (NOT_RUN, "a benchmark: 31 s and a model.json"),
     ("BENCHMARKS.md", "--batches 1,4,16"): (NOT_RUN, "benchmarks that write docs/bench"),
@@ -249,15 +250,23 @@ def print_comments(block: Block) -> str:
     return "".join(out)
 
 
-def test_readme_openai_client(served, tmp_path):
-    block = block_with(README, "from openai import OpenAI")
-    script = tmp_path / "snippet.py"
-    script.write_text(at(block.text, served.url), encoding="utf-8")
+def run_snippet(block: Block, url: str, folder: Path) -> None:
+    """Run a Python snippet of the page against the test server: it prints what its comments say."""
+    script = folder / "snippet.py"
+    script.write_text(at(block.text, url), encoding="utf-8")
     run = subprocess.run(
-        [sys.executable, str(script)], env=clean_env(), capture_output=True, text=True, timeout=120, cwd=tmp_path
+        [sys.executable, str(script)], env=clean_env(), capture_output=True, text=True, timeout=120, cwd=folder
     )
     assert run.returncode == 0, run.stderr
     assert run.stdout == print_comments(block), f"{block.where} prints {run.stdout!r}"
+
+
+def test_readme_openai_client(served, tmp_path):
+    run_snippet(block_with(README, "from openai import OpenAI"), served.url, tmp_path)
+
+
+def test_readme_languagetool_client(served, tmp_path):
+    run_snippet(block_with(README, "import language_tool_python"), served.url, tmp_path)
 
 
 def test_readme_error_shape(tmp_path):
