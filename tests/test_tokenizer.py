@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -65,3 +67,41 @@ TEXT = st.text(
 @given(TEXT)
 def test_any_utf8_string_round_trips(tok, text):
     assert tok.decode(tok.encode(text)) == text
+
+
+def test_adding_the_gloss_token_keeps_every_other_id(tok):
+    added = tok.with_gloss_token()
+    assert tok.special.gloss is None and added.special.gloss == tok.vocab_size
+    assert added.vocab_size == tok.vocab_size + 1 and added.with_gloss_token() is added
+    text = "Yesterday I goed / went <|gloss|> to the store"
+    assert added.encode(text) == tok.encode(text)
+    assert added.special.gloss not in added.encode(text)
+
+
+BUNDLED = sorted(p.parent for p in (Path(__file__).parents[1] / "corrige" / "models").glob("*/tokenizer.json"))
+
+
+@pytest.mark.parametrize("model_dir", BUNDLED, ids=lambda p: p.name)
+def test_every_bundled_tokenizer_separates_the_gloss_with_a_token(model_dir):
+    assert BPETokenizer.load(model_dir).special.gloss is not None
+
+
+@pytest.mark.parametrize("model_dir", BUNDLED, ids=lambda p: p.name)
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40))
+def test_any_text_round_trips_and_never_becomes_a_special_token(model_dir, text):
+    """Whatever a learner types ("tea / coffee", "<|gloss|>", emoji) is only text to the model."""
+    loaded = _bundled(model_dir)
+    ids = loaded.encode(text)
+    specials = {loaded.special.pad, loaded.special.bos, loaded.special.sep, loaded.special.eos, loaded.special.gloss}
+    assert not set(ids) & specials
+    assert loaded.decode(ids) == text
+
+
+_LOADED: dict[Path, BPETokenizer] = {}
+
+
+def _bundled(model_dir: Path) -> BPETokenizer:
+    if model_dir not in _LOADED:
+        _LOADED[model_dir] = BPETokenizer.load(model_dir)
+    return _LOADED[model_dir]

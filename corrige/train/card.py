@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from corrige.tokenizer import BPETokenizer
+from corrige.tokenizer import TOKENIZER_FILE, BPETokenizer
 
 CARD_FILE = "MODEL_CARD.md"
 
@@ -37,7 +37,8 @@ def render_card(model_dir: Path, results: dict) -> str:
     train_file = model_dir / "train_config.json"
     meta = json.loads(train_file.read_text()) if train_file.is_file() else {}
     model, train = meta.get("model", {}), meta.get("train", {})
-    separator = "<|gloss|>" if BPETokenizer.load(model_dir).special.gloss is not None else "/"
+    old_format = (model_dir / TOKENIZER_FILE).is_file() and BPETokenizer.load(model_dir).special.gloss is None
+    separator = "/" if old_format else "<|gloss|>"
     lines = [
         f"# Model card: corrige tutor (`{model_dir.name}`)",
         "",
@@ -81,7 +82,7 @@ def render_card(model_dir: Path, results: dict) -> str:
             f"{start}: {trained['steps']} steps in {trained['minutes']:.1f} min at peak LR {how.get('lr')} "
             "(2-core CPU, PyTorch)"
         )
-        for h in trained.get("history", []):
+        for h in {h["step"]: h for h in trained.get("history", [])}.values():  # the last point may come twice
             lines.append(f"  - step {h['step']}: dev loss {h['dev_loss']:.4f}, dev exact match {h['dev_exact']:.3f}")
     lines += [
         "",

@@ -1,4 +1,6 @@
-"""The tutor's answer guesses: shaped like ``corrected / label: original → replacement <eos>``."""
+"""The tutor's answer guesses: shaped like ``corrected <|gloss|> label: original → replacement <eos>``.
+
+Answers are written here with "<gloss>" where the model writes its separator token."""
 
 import asyncio
 
@@ -7,7 +9,7 @@ import pytest
 from corrige.engine import Engine, EngineConfig, SamplingParams
 from corrige.model.lookup import LookupDrafter
 from corrige.tutor.agent import Tutor
-from corrige.tutor.codec import encode_prompt
+from corrige.tutor.codec import encode_answer, encode_prompt
 from corrige.tutor.drafting import AnswerDrafter
 
 
@@ -20,7 +22,8 @@ def replay(tutor: Tutor, sentence: str, answer: str):
     """An `AnswerLookup` for `sentence`, fed `answer` one token at a time: yields (answer so far, its guess)."""
     tok = tutor.tokenizer
     lookup = tutor.drafter.start(encode_prompt(tok, sentence))
-    answer_ids = [*tok.encode(answer), tok.special.eos]
+    corrected, gloss = answer.split("<gloss>")
+    answer_ids = [*encode_answer(tok, corrected, gloss), tok.special.eos]
     for i, token in enumerate(answer_ids):
         lookup.append(token)
         yield answer_ids[: i + 1], lookup.draft(16), answer_ids[i + 1 :]
@@ -30,8 +33,10 @@ def guess_after(tutor: Tutor, sentence: str, answer: str, prefix: str) -> tuple[
     """The guess once the answer reads `prefix`, and what really follows (both as text, eos as <eos>)."""
     tok = tutor.tokenizer
 
+    marks = {tok.special.eos: "<eos>", tok.special.gloss: "<gloss>"}
+
     def text(ids):
-        return "".join("<eos>" if i == tok.special.eos else tok.decode([i]) for i in ids)
+        return "".join(marks.get(i) or tok.decode([i]) for i in ids)
 
     for so_far, guess, rest in replay(tutor, sentence, answer):
         if text(so_far) == prefix:
@@ -40,18 +45,18 @@ def guess_after(tutor: Tutor, sentence: str, answer: str, prefix: str) -> tuple[
 
 
 def test_a_copied_sentence_ends_with_the_separator_and_no_errors(tutor):
-    guess, rest = guess_after(tutor, "We are happy.", "We are happy. / sin errores", "We")
-    assert guess == rest == " are happy. / sin errores<eos>"
+    guess, rest = guess_after(tutor, "We are happy.", "We are happy.<gloss>sin errores", "We")
+    assert guess == rest == " are happy.<gloss>sin errores<eos>"
 
 
 def test_a_changed_sentence_ends_with_the_separator_only(tutor):
-    answer = "Yesterday I went to the store. / pasado irregular: goed → went"
+    answer = "Yesterday I went to the store.<gloss>pasado irregular: goed → went"
     guess, _ = guess_after(tutor, "Yesterday I goed to the store.", answer, "Yesterday I went to")
-    assert guess == " the store. /"
+    assert guess == " the store.<gloss>"
 
 
 def test_after_a_label_the_item_and_eos_are_guessed_from_the_edit(tutor):
-    answer = "Yesterday I went to the store. / pasado irregular: goed → went"
+    answer = "Yesterday I went to the store.<gloss>pasado irregular: goed → went"
     guess, rest = guess_after(tutor, "Yesterday I goed to the store.", answer, answer.split(":")[0] + ":")
     assert guess == rest == " goed → went<eos>"
     # inside the item the guess goes on from where the model is
@@ -61,7 +66,7 @@ def test_after_a_label_the_item_and_eos_are_guessed_from_the_edit(tutor):
 
 def test_two_edits_are_two_items_joined_by_a_semicolon(tutor):
     sentence = "She like cats and he have a dog."
-    answer = "She likes cats and he has a dog. / tercera persona: like → likes; tercera persona: have → has"
+    answer = "She likes cats and he has a dog.<gloss>tercera persona: like → likes; tercera persona: have → has"
     first, rest = guess_after(tutor, sentence, answer, answer.split(": ")[0] + ":")
     assert first == " like → likes;" and rest.startswith(first)
     second, rest = guess_after(tutor, sentence, answer, answer.rsplit(" have", 1)[0])
@@ -70,7 +75,7 @@ def test_two_edits_are_two_items_joined_by_a_semicolon(tutor):
 
 def test_a_wrong_label_guess_falls_back_to_plain_lookup(tutor):
     """A gloss the edits do not predict (the model widened the item) still gets guesses, never an error."""
-    answer = "I am 20 years old. / edad con be: have 20 years → am 20 years old"
+    answer = "I am 20 years old.<gloss>edad con be: have 20 years → am 20 years old"
     for _, guess, _ in replay(tutor, "I have 20 years.", answer):
         assert isinstance(guess, list) and len(guess) <= 16
 
