@@ -26,10 +26,31 @@ _ES = {
     "nav_exam": "Examen",
     "nav_progress": "Mi progreso",
     "lang_label": "Idioma",
-    "tutor_title": "Corrige una frase",
-    "tutor_intro": "Escribe una frase en inglés: el tutor la corrige, marca los cambios y explica la regla.",
+    "tutor_title": "Corrige tu texto",
+    "tutor_intro": "Escribe o pega un texto en inglés (una frase, un correo, una carta): el tutor lo corrige, "
+    "marca los cambios y explica cada regla.",
     "sentence_label": "Tu frase en inglés",
     "sentence_hint": "Por ejemplo:",
+    "text_label": "Tu texto en inglés",
+    "text_hint": "Hasta 5.000 caracteres. Por ejemplo:",
+    "your_text": "Tu texto",
+    "corrected_text": "Texto corregido",
+    "changes_title": "Los cambios",
+    "no_errors_text": "¡Sin errores! El texto está bien.",
+    "accept": "Aceptar",
+    "accepted": "Aceptado",
+    "accept_all": "Aceptar todo",
+    "accept_all_hint": "«Aceptar todo» pone el texto corregido en tu cuadro de texto.",
+    "accepted_all": "Correcciones aplicadas: el texto corregido está en tu cuadro. Puedes seguir escribiendo o "
+    "corregirlo otra vez.",
+    "text_changed": "Has cambiado el texto después de corregirlo: pulsa «Corregir» otra vez para ver los cambios.",
+    "unchecked_title": "Frases sin revisar",
+    "unchecked_intro": "El tutor no ha podido revisar estas frases:",
+    "unchecked_too_long": "Es demasiado larga para el tutor: prueba a dividirla en frases más cortas.",
+    "unchecked_language": "No parece estar en inglés (parece {language}): el tutor solo corrige inglés.",
+    "unchecked_not_english": "No parece estar en inglés: el tutor solo corrige inglés.",
+    "unchecked_scripts": "Lleva letras de otro alfabeto: el tutor solo lee inglés.",
+    "unchecked_no_words": "No tiene palabras que revisar.",
     "correct_button": "Corregir",
     "working": "Corrigiendo…",
     "result_title": "Corrección",
@@ -103,6 +124,10 @@ _ES = {
     "error_slow": "El envío ha tardado demasiado. Vuelve a intentarlo.",
     "error_empty_sentence": "Escribe una frase en inglés para que el tutor la corrija.",
     "error_sentence_too_long": "Esta frase es demasiado larga para el tutor: prueba a dividirla en dos.",
+    "error_empty_text": "Escribe o pega un texto en inglés para que el tutor lo corrija.",
+    "error_text_too_long": "El texto es demasiado largo: el tutor revisa hasta 5.000 caracteres. Divídelo en partes.",
+    "error_no_words": "El texto no tiene palabras que revisar, solo signos o números.",
+    "error_not_english": "El texto no parece estar en inglés. El tutor solo corrige textos en inglés.",
     "error_empty_answer": "Escribe tu corrección de la frase antes de comprobarla.",
     "error_answer_too_long": "Tu respuesta es demasiado larga. Escribe solo la frase corregida.",
     "error_characters": "El texto tiene caracteres que el tutor no puede leer. Escríbelo de nuevo, sin pegarlo.",
@@ -126,10 +151,30 @@ _EN = {
     "nav_exam": "Exam",
     "nav_progress": "My progress",
     "lang_label": "Language",
-    "tutor_title": "Correct a sentence",
-    "tutor_intro": "Type a sentence in English: the tutor corrects it, marks the changes and explains the rule.",
+    "tutor_title": "Correct your text",
+    "tutor_intro": "Type or paste a text in English (a sentence, an email, a letter): the tutor corrects it, "
+    "marks the changes and explains each rule.",
     "sentence_label": "Your English sentence",
     "sentence_hint": "For example:",
+    "text_label": "Your English text",
+    "text_hint": "Up to 5,000 characters. For example:",
+    "your_text": "Your text",
+    "corrected_text": "Corrected text",
+    "changes_title": "The changes",
+    "no_errors_text": "No errors! The text is fine.",
+    "accept": "Accept",
+    "accepted": "Accepted",
+    "accept_all": "Accept all",
+    "accept_all_hint": "“Accept all” puts the corrected text in your text box.",
+    "accepted_all": "Corrections applied: the corrected text is in your box. You can keep writing or correct it again.",
+    "text_changed": "You changed the text after it was corrected: press “Correct” again to see the changes.",
+    "unchecked_title": "Sentences not checked",
+    "unchecked_intro": "The tutor could not check these sentences:",
+    "unchecked_too_long": "It is too long for the tutor: try splitting it into shorter sentences.",
+    "unchecked_language": "It does not look like English (it looks like {language}): the tutor only corrects English.",
+    "unchecked_not_english": "It does not look like English: the tutor only corrects English.",
+    "unchecked_scripts": "It has letters from another alphabet: the tutor only reads English.",
+    "unchecked_no_words": "It has no words to check.",
     "correct_button": "Correct",
     "working": "Correcting…",
     "result_title": "Correction",
@@ -203,6 +248,10 @@ _EN = {
     "error_slow": "Sending took too long. Try again.",
     "error_empty_sentence": "Write a sentence in English for the tutor to correct.",
     "error_sentence_too_long": "This sentence is too long for the tutor: try splitting it in two.",
+    "error_empty_text": "Write or paste a text in English for the tutor to correct.",
+    "error_text_too_long": "The text is too long: the tutor checks up to 5,000 characters. Split it into parts.",
+    "error_no_words": "The text has no words to check, only signs or numbers.",
+    "error_not_english": "The text does not look like English. The tutor only corrects texts in English.",
     "error_empty_answer": "Write your correction of the sentence before checking it.",
     "error_answer_too_long": "Your answer is too long. Write just the corrected sentence.",
     "error_characters": "The text has characters the tutor cannot read. Type it again rather than pasting it.",
@@ -258,6 +307,12 @@ CATEGORY_NAMES_EN = {
 CATEGORY_NAMES_ES = {**LABELS, OTHER: "otro cambio"}
 CATEGORY_NAMES = {"es": CATEGORY_NAMES_ES, "en": CATEGORY_NAMES_EN}
 
+# the languages a sentence of a text can be told to be in (corrige.tutor.text's stop words), by name
+LANGUAGE_NAMES = {
+    "es": {"es": "español", "fr": "francés", "pt": "portugués", "it": "italiano", "de": "alemán"},
+    "en": {"es": "Spanish", "fr": "French", "pt": "Portuguese", "it": "Italian", "de": "German"},
+}
+
 # What a learner reads for each error code the portal's pages can meet (the API keeps its own
 # precise messages): a key of the strings above, never the API's wording. A code not listed here
 # gets `error_not_found` for a 404 and `error_generic` otherwise.
@@ -268,6 +323,10 @@ ERROR_MESSAGES = {
     "body_timeout": "error_slow",
     "empty_sentence": "error_empty_sentence",
     "prompt_too_long": "error_sentence_too_long",
+    "empty_text": "error_empty_text",
+    "text_too_long": "error_text_too_long",
+    "no_words": "error_no_words",
+    "not_english": "error_not_english",
     "empty_answer": "error_empty_answer",
     "answer_too_long": "error_answer_too_long",
     "invalid_characters": "error_characters",
@@ -313,6 +372,10 @@ class Text:
 
     def category(self, category_id: str) -> str:
         return CATEGORY_NAMES[self.lang].get(category_id, category_id.replace("_", " "))
+
+    def language(self, code: str | None) -> str | None:
+        """A language's name (`es` → "español" on a Spanish page), or None for one not named here."""
+        return LANGUAGE_NAMES[self.lang].get(code or "")
 
     def error(self, code: str, status: int = 500) -> str:
         """The learner's message for an error code (see `ERROR_MESSAGES`)."""

@@ -3,8 +3,9 @@ same for a template and for a JSON answer (the route module only adds HTTP)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
+from typing import Any
 
 from corrige.portal.highlight import answer_segments, segments
 from corrige.portal.i18n import Text
@@ -43,6 +44,81 @@ def correction_view(
             for e, card in zip(edits, cards, strict=True)
         ],
         "rules": list(rules.values()),
+    }
+
+
+# why the tutor could not check a sentence of a text (`SentenceResult.status`, `.reason`), in the page's words
+UNCHECKED = ("abstained", "too_long", "skipped")
+
+
+def unchecked_message(status: str, reason: str | None, language: str | None, t: Text) -> str:
+    if status == "too_long":
+        return t.unchecked_too_long
+    if status == "abstained":
+        return t.abstained
+    if reason == "no_words":
+        return t.unchecked_no_words
+    if reason == "mixed_scripts":
+        return t.unchecked_scripts
+    named = t.language(language)
+    return t("unchecked_language", language=named) if named else t.unchecked_not_english
+
+
+def text_view(
+    result: Any, cards: Sequence[dict | None], glosses: Sequence[str], utf16: Callable[[int], int], t: Text
+) -> dict:
+    """A whole text corrected (the grammar API's `TextCorrectResponse`): the text as typed with each
+    edit inline (`runs`), one card per edit (the gloss in the page's language, its category's name,
+    its rule card, and where it lies in UTF-16 units, as a browser counts, for "accept"), the
+    sentences the tutor could not check with the reason in the page's words, and the corrected text."""
+    text = result.text
+    edits = [e for s in result.sentences for e in s.edits]
+    runs: list[dict] = []
+    pos = 0
+    for i, e in enumerate(edits):
+        if e.offset < pos:  # overlapping edits cannot be shown inline; keep the first
+            continue
+        if e.offset > pos:
+            runs.append({"kind": "same", "text": text[pos : e.offset]})
+        runs.append({"kind": "edit", "index": i, "original": e.original, "replacement": e.replacement})
+        pos = e.offset + e.length
+    if pos < len(text):
+        runs.append({"kind": "same", "text": text[pos:]})
+    unchecked = []
+    for s in result.sentences:
+        if s.status in UNCHECKED:
+            lang = s.language if s.status == "skipped" and t.language(s.language) else "en"
+            unchecked.append(
+                {
+                    "sentence": s.sentence,
+                    "status": s.status,
+                    "reason": s.reason,
+                    "lang": lang,
+                    "message": unchecked_message(s.status, s.reason, s.language, t),
+                }
+            )
+    return {
+        "text": text,
+        "corrected": result.corrected,
+        "changed": bool(edits),
+        "runs": runs,
+        "edits": [
+            {
+                "index": i,
+                "offset": e.offset,
+                "length": e.length,
+                "start": utf16(e.offset),
+                "end": utf16(e.offset + e.length),
+                "original": e.original,
+                "replacement": e.replacement,
+                "category": e.category,
+                "category_label": t.category(e.category),
+                "gloss": gloss,
+                "rule": card,
+            }
+            for i, (e, card, gloss) in enumerate(zip(edits, cards, glosses, strict=True))
+        ],
+        "unchecked": unchecked,
     }
 
 

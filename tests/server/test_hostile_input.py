@@ -31,6 +31,7 @@ BODY_ROUTES = [
     "/exam",
     "/exam/1/answer",
     "/portal/api/correct",
+    "/portal/api/text",
     "/portal/api/quiz/answer",
     "/portal/api/exams",
     "/portal/api/exams/1/answers",

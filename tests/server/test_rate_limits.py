@@ -34,6 +34,7 @@ ROUTES = [
     ("GET", "/progress", True),
     ("GET", "/portal/api/session", False),
     ("POST", "/portal/api/correct", False),
+    ("POST", "/portal/api/text", False),
     ("GET", "/portal/api/quiz/question", False),
     ("POST", "/portal/api/quiz/answer", False),
     ("POST", "/portal/api/exams", False),

@@ -50,19 +50,20 @@ def test_correct_a_sentence_and_see_the_highlighted_edit(page, artifacts):
     page.goto("/")
     expect(page.locator("html")).to_have_attribute("lang", "es")
     accessible(page, "tutor page")
-    page.get_by_label("Tu frase en inglés").fill("Yesterday I goed to the store")
-    with page.expect_response("**/portal/api/correct") as answer:
-        page.keyboard.press("Enter")  # keyboard only: the field has focus on arrival
+    page.keyboard.type("Yesterday I goed to the store")  # the field has focus on arrival
+    with page.expect_response("**/portal/api/text") as answer:
+        page.keyboard.press("Control+Enter")  # keyboard only: Ctrl+Enter sends the text box
     assert answer.value.status == 200
+    expect(page.get_by_label("Tu texto en inglés")).to_have_value("Yesterday I goed to the store")
     result = page.locator("#result")
     expect(result.get_by_role("heading", name="Corrección")).to_be_visible()
-    diff = result.get_by_test_id("diff")
+    diff = result.get_by_test_id("text-diff")
     assert diff.inner_text().startswith("Yesterday I")
     if bundled_model_available():
         expect(diff.locator("del")).to_contain_text("goed")
         expect(diff.locator("ins")).to_contain_text("went")
         expect(result.locator(".gloss")).to_have_text("pasado irregular: goed → went")
-        expect(result.get_by_role("heading", name="La regla")).to_be_visible()
+        expect(result.get_by_role("heading", name="Los cambios")).to_be_visible()
         expect(result.locator(".rule-title").first).to_contain_text("irregulares")
     assert page.url.endswith("/")  # answered in place, no page load
     accessible(page, "tutor page with a correction")
@@ -73,12 +74,12 @@ def test_the_pages_work_as_plain_forms_without_javascript(browser, portal_server
     page = new_page(browser, portal_server.url, java_script_enabled=False)
     try:
         page.goto("/")
-        page.get_by_label("Tu frase en inglés").fill("Yesterday I goed to the store")
+        page.get_by_label("Tu texto en inglés").fill("Yesterday I goed to the store")
         with page.expect_navigation():
             page.get_by_role("button", name="Corregir").click()
-        expect(page.get_by_test_id("diff")).to_contain_text("Yesterday I")
+        expect(page.get_by_test_id("text-diff")).to_contain_text("Yesterday I")
         if bundled_model_available():
-            expect(page.get_by_test_id("diff").locator("ins")).to_contain_text("went")
+            expect(page.get_by_test_id("text-diff").locator("ins")).to_contain_text("went")
         accessible(page, "tutor page after a form post")
         shot(page, artifacts, "tutor-no-js")
 
@@ -165,7 +166,7 @@ def test_a_form_post_without_the_csrf_token_is_refused(page, artifacts):
             form.querySelector("input[name=csrf_token]").remove();
         }"""
     )
-    page.get_by_label("Tu frase en inglés").fill("Yesterday I goed to the store")
+    page.get_by_label("Tu texto en inglés").fill("Yesterday I goed to the store")
     home = page.url
     with page.expect_response(lambda r: r.request.method == "POST" and r.url == home) as sent:
         page.get_by_role("button", name="Corregir").click()
@@ -178,8 +179,8 @@ def test_a_form_post_without_the_csrf_token_is_refused(page, artifacts):
 
     page.goto("/")  # the script's request with a forged token: refused, and said so in place
     page.evaluate("() => { document.querySelector('input[name=csrf_token]').value = 'forged'; }")
-    page.get_by_label("Tu frase en inglés").fill("Yesterday I goed to the store")
-    with page.expect_response("**/portal/api/correct") as answer:
+    page.get_by_label("Tu texto en inglés").fill("Yesterday I goed to the store")
+    with page.expect_response("**/portal/api/text") as answer:
         page.get_by_role("button", name="Corregir").click()
     assert answer.value.status == 403 and answer.value.json()["error"]["code"] == "csrf_failed"
     expect(page.locator("#result").get_by_role("alert")).to_contain_text("Recarga la página")
@@ -191,14 +192,14 @@ def test_english_interface_on_a_phone(browser, portal_server, artifacts):
         page.goto("/")
         page.get_by_role("link", name="English").click()
         expect(page.locator("html")).to_have_attribute("lang", "en")
-        expect(page.get_by_role("heading", level=1)).to_have_text("Correct a sentence")
+        expect(page.get_by_role("heading", level=1)).to_have_text("Correct your text")
         for path in ("/", "/quiz", "/exam", "/progress"):
             page.goto(path)  # the choice is remembered
             expect(page.locator("html")).to_have_attribute("lang", "en")
             no_sideways_scroll(page, path)
             accessible(page, f"{path} in English on a phone")
         page.goto("/")
-        page.get_by_label("Your English sentence").fill("I have 20 years.")
+        page.get_by_label("Your English text").fill("I have 20 years.")
         page.get_by_role("button", name="Correct").click()
         expect(page.locator("#result").get_by_role("heading", name="Correction")).to_be_visible()
         no_sideways_scroll(page, "correction")
@@ -253,11 +254,11 @@ def test_the_pages_and_their_scripts_run_under_their_csp_without_a_violation(pag
         assert "script-src 'self';" in response.headers["content-security-policy"], path
         assert csp_violations(page) == [], path
     page.goto("/")
-    page.get_by_label("Tu frase en inglés").fill("She like cats.")
-    with page.expect_response("**/portal/api/correct") as answer:
-        page.keyboard.press("Enter")
+    page.get_by_label("Tu texto en inglés").fill("She like cats.")
+    with page.expect_response("**/portal/api/text") as answer:
+        page.keyboard.press("Control+Enter")
     assert answer.value.status == 200
-    expect(page.locator("#result").get_by_test_id("diff")).to_be_visible()  # the script answered in place
+    expect(page.locator("#result").get_by_test_id("text-diff")).to_be_visible()  # the script answered in place
     assert csp_violations(page) == []
     # the check can fail: an inline script is refused and reported
     page.evaluate(

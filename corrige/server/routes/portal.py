@@ -5,9 +5,14 @@ Pages: `GET /` (tutor), `/quiz`, `/quiz/answers/{id}`, `/exam`, `/exam/{id}`, `/
 (and `/favicon.ico`).
 Form posts (they work without JavaScript; a page or a 303 redirect answers): `POST /`,
 `POST /quiz`, `POST /exam`, `POST /exam/{id}/answer`. JSON API (errors in the error model):
-`GET /portal/api/session`, `POST /portal/api/correct`, `GET /portal/api/quiz/question`,
+`GET /portal/api/session`, `POST /portal/api/correct`, `POST /portal/api/text`, `GET /portal/api/quiz/question`,
 `POST /portal/api/quiz/answer`, `POST /portal/api/exams`, `GET /portal/api/exams/{id}`,
 `POST /portal/api/exams/{id}/answers`, `GET /portal/api/progress`.
+
+The tutor page takes a whole text (`text`, up to 5,000 characters: an email, a letter), corrected
+through the grammar API's text path (`corrige.server.text_service`), with a card per edit and an
+"accept all" that is itself a form post (the corrected text back in the text box); a form post
+with `sentence` still gets the one-sentence correction.
 
 Every POST must carry the session's CSRF token (form field `csrf_token`, or header
 `X-CSRF-Token`): else 403 `csrf_failed`, as JSON for the API and as an HTML page for a form.
@@ -18,11 +23,12 @@ out only after the write is on disk.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlencode
 
 import jinja2
@@ -38,13 +44,23 @@ from corrige.portal.quiz import Question, grade
 from corrige.portal.sessions import Session, csrf_ok
 from corrige.portal.state import Portal
 from corrige.portal.store import AlreadyAnswered, Submission
-from corrige.portal.views import correction_view, exam_view, feedback_view, progress_view, question_view
+from corrige.portal.views import (
+    correction_view,
+    exam_view,
+    feedback_view,
+    progress_view,
+    question_view,
+    text_view,
+)
 from corrige.server.deps import ServiceDep
 from corrige.server.errors import ApiError, validation_message
 from corrige.server.guards import check_text
-from corrige.server.schemas import text_field
+from corrige.server.languagetool import message_of, utf16
+from corrige.server.schemas import TextCorrectResponse, text_field
 from corrige.server.service import CorrectionService
+from corrige.server.text_service import correct_text
 from corrige.tutor.edits import Edit
+from corrige.tutor.text import MAX_TEXT_CHARS
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 STATIC_PATH = "/static/portal"
@@ -271,6 +287,17 @@ class SentenceBody(Strict):
     sentence: str = text_field("sentence", description="An English sentence to correct.")
 
 
+class TextBody(Strict):
+    text: str = text_field("text", description="An English text (an email, a letter): up to 5,000 characters.")
+
+
+class TextForm(Strict):
+    """The tutor page's form: a text to correct, or (`accept=all`) the corrected text to put back in the box."""
+
+    text: str = text_field("text")
+    accept: Literal["all"] | None = None
+
+
 class AnswerBody(Strict):
     question_id: str = Field(max_length=32, description="The question's id (`q123`).")
     answer: str = text_field("answer", description="The learner's corrected sentence.")
@@ -293,6 +320,31 @@ async def correct(portal: Portal, service: CorrectionService, request: Request, 
     return correction_view(
         correction.sentence, correction.corrected, correction.gloss, correction.abstained, correction.edits, cards
     )
+
+
+async def correct_whole_text(portal: Portal, service: CorrectionService, request: Request, text: str, t: Text) -> dict:
+    """A whole text through the grammar API's text path, with each edit's rule card (the sentence
+    path's cards) and its gloss in the page's language."""
+    response = await correct_text(service, text, request.state.meta, rules=False)
+    result = TextCorrectResponse.model_validate_json(response.body)
+    retriever = retriever_of(service)
+    found = await asyncio.gather(*(portal.cards.for_edits(retriever, s.sentence, s.edits) for s in result.sentences))
+    cards = [card for sentence in found for card in sentence]
+    glosses = [message_of(e, t.lang == "es") for s in result.sentences for e in s.edits]
+    return text_view(result, cards, glosses, utf16(result.text), t)
+
+
+def typed(text: str) -> str:
+    """A textarea's text as the learner typed it: a form post sends its line breaks as CRLF."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def accepted_text(text: str) -> str:
+    """The corrected text posted back by "accept all", checked as any text is before it is shown."""
+    check_text(text, "text")
+    if len(text) > MAX_TEXT_CHARS:
+        raise ApiError(413, "text_too_long", f"text: at most {MAX_TEXT_CHARS} characters")
+    return text
 
 
 async def question_of(portal: Portal, question_id: str) -> Question:
@@ -390,9 +442,16 @@ async def progress(portal: Portal, learner: str, t: Text) -> dict:
 # ---------------------------------------------------------------- pages and form posts
 
 
+def tutor(visit: Visit, text: str = "", status: int = 200, **shown: Any) -> HTMLResponse:
+    """The tutor page: the text box holding `text`, and what `shown` has (a text's correction `view`,
+    a sentence's `result`, an `error`, `accepted`)."""
+    context = {"view": None, "result": None, "error": None, "accepted": False, **shown}
+    return visit.page("tutor.html", status, "tutor", text=text, **context)
+
+
 @router.get("/", response_class=HTMLResponse, include_in_schema=False)
 async def tutor_page(request: Request, portal: PortalDep) -> Response:
-    return Visit(request, portal).page("tutor.html", active="tutor", sentence="", result=None, error=None)
+    return tutor(Visit(request, portal))
 
 
 @router.post("/", response_class=HTMLResponse, include_in_schema=False)
@@ -402,13 +461,22 @@ async def tutor_form(request: Request, portal: PortalDep, service: ServiceDep) -
         fields = await form_fields(request, visit)
     except ApiError as exc:
         return form_error(visit, exc)
-    sentence = fields.get("sentence") if isinstance(fields.get("sentence"), str) else ""
+    if "sentence" in fields:  # the one-sentence form
+        sentence = fields["sentence"] if isinstance(fields["sentence"], str) else ""
+        try:
+            result = await correct(portal, service, request, parse(SentenceBody, fields).sentence)
+        except ApiError as exc:
+            return tutor(visit, sentence, exc.status, error=exc)
+        return tutor(visit, sentence, result=result)
+    text = typed(fields["text"]) if isinstance(fields.get("text"), str) else ""
     try:
-        body = parse(SentenceBody, fields)
-        result = await correct(portal, service, request, body.sentence)
+        form = parse(TextForm, fields)
+        if form.accept == "all":
+            return tutor(visit, accepted_text(typed(form.text)), accepted=True)
+        view = await correct_whole_text(portal, service, request, typed(form.text), visit.t)
     except ApiError as exc:
-        return visit.page("tutor.html", exc.status, "tutor", sentence=sentence, result=None, error=exc)
-    return visit.page("tutor.html", active="tutor", sentence=sentence, result=result, error=None)
+        return tutor(visit, text, exc.status, error=exc)
+    return tutor(visit, text, view=view)
 
 
 @router.get("/favicon.ico", include_in_schema=False)
@@ -524,6 +592,19 @@ async def api_correct(
     t = TEXTS[pick_lang(None, request.cookies.get(LANG_COOKIE))]
     html = render("_correction.html", t=t, result=result)
     return JSONResponse({"request_id": request_id(request), **result, "html": html})
+
+
+@router.post("/portal/api/text")
+async def api_text(
+    body: TextBody, session: CsrfSession, request: Request, portal: PortalDep, service: ServiceDep
+) -> JSONResponse:
+    """The tutor page's correction of a whole text: the text with its edits inline, a card per edit
+    (gloss in the page's language, category, rule card, UTF-16 offsets), the sentences the tutor
+    could not check, the corrected text, and the HTML."""
+    t = TEXTS[pick_lang(None, request.cookies.get(LANG_COOKIE))]
+    view = await correct_whole_text(portal, service, request, body.text, t)
+    html = render("_text_correction.html", t=t, lang=t.lang, csrf=session.csrf, view=view)
+    return JSONResponse({"request_id": request_id(request), **view, "html": html})
 
 
 # OpenAPI links: how a client (and schemathesis' stateful phase) goes from a question or an exam to

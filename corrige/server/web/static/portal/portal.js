@@ -5,8 +5,90 @@
 // Without JavaScript the same form posts normally and the server answers with a whole page.
 // A required field left empty says so in the page's language (its `data-missing`), and
 // <time data-local> elements show their time in the learner's time zone (the server writes UTC).
+// A text's correction (.text-result) gets "accept" per edit and "accept all": the corrections are
+// applied in place in the text box, by the edits' offsets (UTF-16 units, as the server gives them);
+// without JavaScript "accept all" is a form post that puts the corrected text in the box.
 (function () {
   "use strict";
+
+  document.documentElement.classList.add("js"); // shows the controls that need the script
+
+  var applied = new WeakMap(); // .text-result → the text the box should hold (its edits accepted so far)
+
+  function acceptOne(result, card) {
+    var field = document.getElementById(result.dataset.field);
+    var status = result.querySelector(".accept-status");
+    if (!field || card.classList.contains("accepted")) {
+      return true;
+    }
+    var expected = applied.has(result) ? applied.get(result) : result.dataset.source;
+    if (field.value !== expected) {
+      // the learner changed the text since it was corrected: its offsets no longer hold
+      if (status) {
+        status.textContent = result.dataset.stale;
+      }
+      return false;
+    }
+    var start = Number(card.dataset.start);
+    var shift = 0;
+    result.querySelectorAll(".edit-card.accepted").forEach(function (done) {
+      if (Number(done.dataset.start) < start) {
+        shift += done.dataset.replacement.length - done.dataset.original.length;
+      }
+    });
+    var at = start + shift;
+    var original = card.dataset.original;
+    if (field.value.slice(at, at + original.length) !== original) {
+      if (status) {
+        status.textContent = result.dataset.stale;
+      }
+      return false;
+    }
+    field.value = field.value.slice(0, at) + card.dataset.replacement + field.value.slice(at + original.length);
+    applied.set(result, field.value);
+    card.classList.add("accepted");
+    var button = card.querySelector("[data-accept]");
+    if (button) {
+      button.disabled = true;
+      button.textContent = result.dataset.accepted;
+    }
+    var mark = result.querySelector('.edit-mark[data-edit="' + card.dataset.edit + '"]');
+    if (mark) {
+      mark.classList.add("accepted");
+    }
+    return true;
+  }
+
+  function acceptAll(result) {
+    var cards = result.querySelectorAll(".edit-card:not(.accepted)");
+    for (var i = 0; i < cards.length; i++) {
+      if (!acceptOne(result, cards[i])) {
+        return;
+      }
+    }
+    var status = result.querySelector(".accept-status");
+    if (status) {
+      status.textContent = result.dataset.done;
+    }
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest("[data-accept]") : null;
+    var result = button ? button.closest(".text-result") : null;
+    var card = button ? button.closest(".edit-card") : null;
+    if (result && card) {
+      acceptOne(result, card);
+    }
+  });
+
+  // Ctrl+Enter (Cmd+Enter) in a text box sends its form, as Enter does in a one-line field
+  document.addEventListener("keydown", function (event) {
+    var field = event.target;
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && field instanceof HTMLTextAreaElement && field.form) {
+      event.preventDefault();
+      field.form.requestSubmit();
+    }
+  });
 
   function message(text, code) {
     var p = document.createElement("p");
@@ -63,6 +145,11 @@
 
   document.addEventListener("submit", function (event) {
     var form = event.target;
+    if (form instanceof HTMLFormElement && form.hasAttribute("data-accept-all") && form.closest(".text-result")) {
+      event.preventDefault(); // applied in place; without the script the form post does it
+      acceptAll(form.closest(".text-result"));
+      return;
+    }
     if (!(form instanceof HTMLFormElement) || !form.dataset.api) {
       return;
     }
