@@ -28,6 +28,10 @@ from typing import Any
 
 HOOKS = "corrige.bench.fuzz_checks"
 REPLACED_CHECK = "positive_data_acceptance"  # by fuzz_checks.positive_data_acceptance_stated
+# what counts as refusing a request its schema does not allow: schemathesis' list, and 413, the size
+# refusals the document states (a `text` over its `maxLength` is 413 `text_too_long`, a body over the
+# limit 413 `body_too_large`); schemathesis' own list leaves 413 out
+REJECTION_STATUSES = ("400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429", "5xx")
 LABELS = ("anonymous", "session")
 
 
@@ -52,8 +56,15 @@ def session_headers(url: str) -> dict[str, str]:
     return {"Cookie": cookie, "X-CSRF-Token": response.json()["csrf_token"]}
 
 
-def st_command(url: str, config: FuzzConfig, headers: dict[str, str], report: Path) -> list[str]:
-    command = [sys.executable, "-m", "schemathesis.cli", "run", f"{url}/openapi.json"]
+def st_config(path: Path) -> Path:
+    """schemathesis.toml for a run: the statuses that count as a rejection of invalid data."""
+    statuses = ", ".join(f'"{s}"' for s in REJECTION_STATUSES)
+    path.write_text(f"[checks.negative_data_rejection]\nexpected-statuses = [{statuses}]\n")
+    return path
+
+
+def st_command(url: str, config: FuzzConfig, headers: dict[str, str], report: Path, toml: Path) -> list[str]:
+    command = [sys.executable, "-m", "schemathesis.cli", "--config-file", str(toml), "run", f"{url}/openapi.json"]
     command += ["--checks", "all", "--exclude-checks", REPLACED_CHECK, "--continue-on-failure"]
     command += ["--phases", ",".join(config.phases), "--workers", str(config.workers), "--no-color"]
     command += ["--request-timeout", str(config.request_timeout_s)]
@@ -75,7 +86,8 @@ def fuzz_run(url: str, label: str, config: FuzzConfig, headers: dict[str, str] |
     """One schemathesis run against `url`: its figures, and the tail of its output (failures with curl lines)."""
     with tempfile.TemporaryDirectory(prefix="corrige-fuzz-") as tmp:
         report_path = Path(tmp) / "report.json"
-        command = st_command(url, config, headers or {}, report_path)
+        toml = st_config(Path(tmp) / "schemathesis.toml")
+        command = st_command(url, config, headers or {}, report_path, toml)
         env = {**os.environ, "SCHEMATHESIS_HOOKS": HOOKS, "PYTHONIOENCODING": "utf-8"}
         started = time.perf_counter()
         done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp, check=False)

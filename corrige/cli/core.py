@@ -384,7 +384,7 @@ def serve(
         ),
     ] = None,
     max_body_bytes: Annotated[
-        int | None, _setting(help="Larger request bodies get 413.", default="16384", env="MAX_BODY_BYTES")
+        int | None, _setting(help="Larger request bodies get 413.", default="65536", env="MAX_BODY_BYTES")
     ] = None,
     drain_grace: Annotated[
         float | None,

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 TEXT = "x-corrige-text"  # the kind of learner text a string holds: sentence, answer, prompt, query
 LIMITS = "x-corrige-limits"  # JSON Schema keywords whose values are named limits of the server
@@ -61,16 +62,27 @@ class ErrorResponse(BaseModel):
 # ---------------------------------------------------------------- grammar API
 
 
-class CorrectRequest(StrictModel):
-    # exactly one of `sentence` and `text` (a request with both or neither: 422 validation_error)
-    model_config = ConfigDict(
-        extra="forbid", strict=True, json_schema_extra={"oneOf": [{"required": ["sentence"]}, {"required": ["text"]}]}
-    )
+INPUTS = ("sentence", "text")  # a correction request holds exactly one of them
 
-    sentence: str | None = text_field(
-        "sentence", default=None, description="One English sentence written by a learner."
-    )
-    text: str | None = text_field(
+
+def _one_input_schema(schema: dict[str, Any]) -> None:
+    """Each input a string when sent (never null), and exactly one of them sent."""
+    for name in INPUTS:
+        schema["properties"][name].pop("default", None)
+    schema["oneOf"] = [{"required": [name]} for name in INPUTS]
+
+
+def _input_error(loc: str, kind: str, message: str, data: Any) -> ValidationError:
+    error = InitErrorDetails(type=PydanticCustomError(kind, message), loc=(loc,), input=data)
+    return ValidationError.from_exception_data("CorrectRequest", [error])
+
+
+class CorrectRequest(StrictModel):
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra=_one_input_schema)
+
+    # absent is None; sent, each must be a string (`"sentence": null` is a 422 naming `sentence`)
+    sentence: str = text_field("sentence", default=None, description="One English sentence written by a learner.")
+    text: str = text_field(
         "text",
         default=None,
         description="A whole text (an email, an essay): split into sentences, each corrected; edits come back "
@@ -79,11 +91,16 @@ class CorrectRequest(StrictModel):
     stream: bool = Field(False, description="Answer as server-sent events: tokens as they decode, then the result.")
     rules: bool = Field(True, description="Include the rule cards that explain the edits (`rules` in the answer).")
 
-    @model_validator(mode="after")
-    def _one_input(self) -> CorrectRequest:
-        if (self.sentence is None) == (self.text is None):
-            raise ValueError("send exactly one of `sentence` and `text`")
-        return self
+    @model_validator(mode="before")
+    @classmethod
+    def _one_input(cls, data: Any) -> Any:
+        """Both or neither: 422 naming `sentence` (neither) or `text` (both); a wrong type names its field."""
+        if isinstance(data, dict):
+            sent = [name for name in INPUTS if name in data]
+            if len(sent) != 1:
+                message = "send exactly one of `sentence` and `text`" + (", not both" if sent else "")
+                raise _input_error("text" if sent else "sentence", "one_input", message, data)
+        return data
 
 
 class BatchCorrectRequest(StrictModel):

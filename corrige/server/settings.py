@@ -61,7 +61,9 @@ class Settings(BaseSettings):
     speculative_token_budget: int = Field(32, ge=0)  # guessed tokens per step, shared by the running requests
 
     # ---- guards ----
-    max_body_bytes: int = Field(16 * 1024, ge=64)  # larger bodies are refused with 413
+    # larger bodies are refused with 413; 64 KiB holds the largest `text` a request may carry (5,000
+    # characters, each up to 12 bytes once JSON-escaped: `\ud83d\ude00`), so that no valid request is refused
+    max_body_bytes: int = Field(64 * 1024, ge=64)
     max_sentence_chars: int = Field(1000, ge=1)  # a cheap bound before tokenizing
     max_batch_sentences: int = Field(32, ge=1)  # `/v1/grammar/correct:batch` accepts at most this many
     max_completion_tokens: int = Field(256, ge=1)  # `/v1/completions`: the most tokens one call may ask for

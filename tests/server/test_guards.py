@@ -2,6 +2,7 @@
 injection, rate limit (and the token bucket itself)."""
 
 import asyncio
+import json
 
 import pytest
 from fastapi.testclient import TestClient
@@ -10,6 +11,7 @@ from server_support import error_of
 from corrige.server.app import create_app
 from corrige.server.errors import ApiError
 from corrige.server.guards import BodyGuardMiddleware, TokenBucketLimiter, check_text
+from corrige.tutor.text import MAX_TEXT_CHARS
 
 URL = "/v1/grammar/correct"
 
@@ -88,6 +90,31 @@ def test_unknown_fields_and_wrong_types_are_422_naming_the_field(client, body, f
     error = error_of(response)
     assert error["code"] == "validation_error"
     assert error["message"].startswith(f"{field}:")
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({}, "sentence: send exactly one of `sentence` and `text`"),  # neither
+        ({"sentence": "Hello.", "text": "Hello."}, "text: send exactly one of `sentence` and `text`, not both"),
+        ({"sentence": None}, "sentence: Input should be a valid string"),  # null is not "absent"
+        ({"text": None}, "text: Input should be a valid string"),
+        ({"text": ["Hello."]}, "text: Input should be a valid string"),
+    ],
+)
+def test_sentence_or_text_exactly_one_and_each_a_string(client, body, message):
+    response = client.post(URL, json=body)
+    assert response.status_code == 422
+    error = error_of(response)
+    assert error["code"] == "validation_error" and error["message"] == message
+
+
+def test_the_body_limit_holds_the_longest_text_json_escaped(client):
+    # 5,000 characters outside the BMP, as a client escaping non-ASCII sends them: 12 bytes each
+    body = json.dumps({"text": "\U0001f600" * MAX_TEXT_CHARS, "stream": False, "rules": True})
+    assert len(body) > 60_000
+    response = post_raw(client, body.encode())
+    assert response.status_code == 422 and error_of(response)["code"] == "no_words"  # read, not refused for size
 
 
 def test_malformed_json_is_400(client):

@@ -291,3 +291,27 @@ def test_links_lead_from_a_question_or_an_exam_to_answering_it(document):
     quiz = operation(document, "GET", "/portal/api/quiz/question")["responses"]["200"]["links"]["AnswerQuestion"]
     linked = {link["operationId"] for link in [*start.values(), quiz]}
     assert linked <= ids and len(linked) == 3
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"sentence": "He go home."},
+        {"text": "Dear Ana,\nHe go home. She like tea."},
+        {},  # neither
+        {"sentence": "He go home.", "text": "He go home."},  # both
+        {"sentence": None},  # null is a value, not an absent field
+        {"text": None},
+        {"sentence": None, "text": "He go home."},
+        {"text": "He go home.", "sentence": True},
+        {"text": "a" * 5001},  # over maxLength: 413 text_too_long
+    ],
+)
+def test_sentence_or_text_the_document_and_the_server_agree(make_client, body):
+    client = make_client()
+    request_schema = client.get("/openapi.json").json()["components"]["schemas"]["CorrectRequest"]
+    response = client.post("/v1/grammar/correct", json={**body, "rules": False})
+    valid = jsonschema_rs.validator_for(request_schema).is_valid({**body, "rules": False})
+    assert (response.status_code == 200) == valid, response.text
+    if not valid:
+        assert response.status_code in (413, 422)
