@@ -32,6 +32,7 @@ bench: $(VENV)/.dev
 	$(VENV)/bin/corrige bench model --output docs/bench/model.json
 	$(VENV)/bin/corrige bench engine --model corrige/models/seed --output docs/bench/engine.json
 	$(VENV)/bin/corrige bench http --output docs/bench/http.md --json docs/bench/http.json
+	$(VENV)/bin/corrige bench text --requests 200 --warmup 20 --json docs/bench/text.json
 	$(VENV)/bin/corrige bench speculative --output docs/bench/speculative.json
 	$(VENV)/bin/corrige bench retrieval --output docs/bench/retrieval.json
 	$(VENV)/bin/corrige bench observability --rounds 48 --latency-requests 150 --load-requests 600 --output docs/bench/observability.json

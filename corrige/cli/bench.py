@@ -122,6 +122,20 @@ def bench_http(
     )
 
 
+@bench_app.command("text")
+def bench_text(
+    requests: Annotated[int, typer.Option(help="Measured corrections of each (the email, its sentence).")] = 200,
+    warmup: Annotated[int, typer.Option(help="Unmeasured corrections of each first.")] = 20,
+    model: Annotated[Path | None, typer.Option(help=MODEL_HELP)] = None,
+    batching: Annotated[str, typer.Option(help="The server's batching policy.")] = "continuous",
+    json_output: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON here.")] = None,
+) -> None:
+    """A 150-word email (`text`) vs one of its sentences over HTTP, interleaved, 1 client: p50/p95 and their ratio."""
+    from corrige.bench.text import run_text_bench
+
+    run_text_bench(console, requests=requests, warmup=warmup, model=model, batching=batching, json_output=json_output)
+
+
 @bench_app.command("retrieval")
 def bench_retrieval(
     queries: Annotated[int, typer.Option(help="Evaluation queries to time (0: all).")] = 0,

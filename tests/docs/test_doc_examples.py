@@ -69,6 +69,7 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
     ("README.md", "from openai import OpenAI"): (RUN, "test_readme_openai_client"),
     ("README.md", '"code": "overloaded"'): (RUN, "test_readme_error_shape"),
     ("README.md", "import language_tool_python"): (RUN, "test_readme_languagetool_client"),
+    ("README.md", 'json={"text": text}'): (RUN, "test_readme_whole_text"),
     ("README.md", "corrige traces audit           #"): (NO_OUTPUT, "commands; their output in docs/observability.md"),
     ("BENCHMARKS.md", "bench model --output model.json"): (NOT_RUN, "a benchmark: 31 s and a model.json"),
     ("BENCHMARKS.md", "--batches 1,4,16"): (NOT_RUN, "benchmarks that write docs/bench"),
@@ -76,6 +77,7 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
     ("BENCHMARKS.md", "corrige bench engine --model"): (NOT_RUN, "a benchmark: 80 s"),
     ("BENCHMARKS.md", "corrige bench speculative"): (NOT_RUN, "a benchmark: 80 s"),
     ("BENCHMARKS.md", "corrige bench http --requests 300"): (NOT_RUN, "a benchmark: 300 requests a side"),
+    ("BENCHMARKS.md", "corrige bench text --requests 200"): (NOT_RUN, "a benchmark: 200 requests of each"),
     ("BENCHMARKS.md", "corrige bench load --url"): (NO_OUTPUT, "an outline of three commands (`...`)"),
     ("BENCHMARKS.md", "--dod-clients 0"): (NOT_RUN, "benchmarks: 166 s and more"),
     ("BENCHMARKS.md", "corrige bench observability --rounds 48"): (NOT_RUN, "a benchmark: about 7 minutes"),
@@ -267,6 +269,10 @@ def test_readme_openai_client(served, tmp_path):
 
 def test_readme_languagetool_client(served, tmp_path):
     run_snippet(block_with(README, "import language_tool_python"), served.url, tmp_path)
+
+
+def test_readme_whole_text(served, tmp_path):
+    run_snippet(block_with(README, 'json={"text": text}'), served.url, tmp_path)
 
 
 def test_readme_error_shape(tmp_path):
