@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from corrige.cli import app, bench_app, console
+from corrige.cli import DEFAULT_MODEL, app, bench_app, console
 
 if TYPE_CHECKING:
     from corrige.obs.budget import Budget, BudgetReport
@@ -120,7 +120,8 @@ def budget(
     model: Annotated[
         str | None,
         typer.Option(
-            help="The model that served the traces, a directory or its name (default: CORRIGE_MODEL_DIR, else seed)."
+            help="The model that served the traces, a directory or its name.  "
+            f"[default: {DEFAULT_MODEL}, or CORRIGE_MODEL_DIR when set]"
         ),
     ] = None,
     file: Annotated[
