@@ -4,7 +4,7 @@ A minimal FastAPI app around transformers' `generate` on the same weights: corri
 safetensors use GPT-2 tensor names, so `GPT2LMHeadModel.from_pretrained(model_dir)` loads them
 unchanged. The handler is a plain `def` (FastAPI runs it on its thread pool): tokenize the
 tutor's prompt (`<bos> sentence <sep>`), `model.generate` greedy up to the tutor's answer
-budget, decode, split `corrected / gloss`. No batching, no KV slot pool, no streaming, no
+budget, split the answer into corrected and gloss (`codec.split_answer`). No batching, no KV slot pool, no streaming, no
 abstention; the request and the main response fields (`corrected`, `explanation`, `usage`,
 `timings_ms.total`) have the shape of `POST /v1/grammar/correct`.
 
@@ -59,8 +59,7 @@ def create_app(model_dir: Path | None = None):
 
     from corrige.tokenizer import BPETokenizer
     from corrige.tutor.agent import BUNDLED_MODEL, normalize_sentence
-    from corrige.tutor.codec import encode_prompt
-    from corrige.tutor.format import parse_target
+    from corrige.tutor.codec import encode_prompt, split_answer
 
     directory = Path(model_dir) if model_dir else BUNDLED_MODEL
     model = GPT2LMHeadModel.from_pretrained(directory).eval()
@@ -91,8 +90,8 @@ def create_app(model_dir: Path | None = None):
                 pad_token_id=eos,
             )
         new = out[0, len(prompt) :].tolist()
-        parsed = parse_target(tokenizer.decode([t for t in new if t != eos]))
-        corrected, gloss = parsed if parsed else (text, "")
+        parsed = split_answer(tokenizer, [t for t in new if t != eos])
+        corrected, gloss = parsed[:2] if parsed else (text, "")
         if added_stop and corrected.endswith("."):  # the learner did not write that full stop
             corrected, text = corrected[:-1], text[:-1]
         return {
