@@ -149,7 +149,7 @@ def eval_cmd(
             dir_okay=False,
         ),
     ] = None,
-    model: Annotated[Path | None, typer.Option(help="Model directory (default: the bundled tutor).")] = None,
+    model: Annotated[Path | None, typer.Option(help=MODEL_HELP)] = None,
     split: Annotated[str, typer.Option(help="Synthetic split: test or dev.")] = "test",
     n: Annotated[int, typer.Option(help="Synthetic sentences to evaluate.")] = 2000,
     realistic: Annotated[bool, typer.Option(help="Also evaluate the hand-written learner sentences.")] = True,
@@ -158,6 +158,13 @@ def eval_cmd(
     card: Annotated[bool, typer.Option(help="Write MODEL_CARD.md and eval.json into the model directory.")] = False,
     min_token_prob: Annotated[float | None, typer.Option(help="Override the abstention threshold.")] = None,
     half: Annotated[str, typer.Option(help="With FILE: rows of its half column: tune, test or all.")] = "all",
+    as_text: Annotated[
+        bool,
+        typer.Option(
+            help="With FILE: correct each row as the tutor page and `text` requests do (a sentence too long "
+            "for the window is cut at clause boundaries instead of refused)."
+        ),
+    ] = False,
     json_path: Annotated[Path | None, typer.Option("--json", help="Write every figure as JSON.")] = None,
     predictions: Annotated[
         Path | None, typer.Option(help="With FILE: write source/prediction/reference/abstained/refused TSV rows.")
@@ -201,6 +208,7 @@ def eval_cmd(
                 score_only=score_only,
                 sweep=sweep,
                 min_token_prob=min_token_prob,
+                as_text=as_text,
             )
         except ValueError as exc:
             console.print(f"[red]error[/] {exc}", soft_wrap=True)

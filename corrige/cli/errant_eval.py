@@ -112,6 +112,7 @@ def run(
     score_only: Path | None,
     sweep: bool,
     min_token_prob: float | None,
+    as_text: bool = False,
 ) -> dict[str, Any]:
     """Read, correct (unless `score_only`), score, print; returns the figures written to JSON."""
     from dataclasses import replace
@@ -138,11 +139,13 @@ def run(
             "half": half,
             "model": str(model or BUNDLED_MODEL),
             "min_token_prob": tutor.config.min_token_prob,
+            "as_text": as_text,
         }
 
         with _progress(console, "correct") as progress:
             task = progress.add_task("correct", total=len(rows))
-            outputs = es.predict(tutor, [r.source for r in rows], lambda k: progress.advance(task, k))
+            predict = es.predict_as_text if as_text else es.predict
+            outputs = predict(tutor, [r.source for r in rows], lambda k: progress.advance(task, k))
     with console.status("loading spaCy and ERRANT"):
         scorer = es.ErrantScorer()
     with console.status("scoring with ERRANT"):

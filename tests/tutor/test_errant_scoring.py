@@ -235,6 +235,23 @@ def test_predict_sets_refusals_apart(tutor):
     assert outputs[1] == es.Output(tutor.correct("Yesterday I goed to the store.").corrected)
 
 
+def test_predict_as_text_cuts_a_long_sentence_instead_of_refusing_it(tutor):
+    """As the tutor page does: the pieces that fit are corrected, the row is never refused."""
+    long_with_error = (
+        "Yesterday I goed to the store with my sister, and then we walked to the big park near the old station "
+        "on Sunday morning with all our friends from school."
+    )
+    assert not tutor.fits(long_with_error)
+    outputs = es.predict_as_text(tutor, [long_with_error, "Yesterday I goed to the store."])
+    assert not any(o.refused for o in outputs)
+    assert outputs[1] == es.Output(tutor.correct("Yesterday I goed to the store.").corrected)
+    first = tutor.correct("Yesterday I goed to the store with my sister")
+    if first.changed:  # the first clause's correction lands in the long sentence, the rest as written
+        assert outputs[0].prediction.startswith(first.corrected) and not outputs[0].abstained
+    else:
+        assert outputs[0].prediction == long_with_error
+
+
 # --- the command line ------------------------------------------------------------------------
 
 DEV_ROWS = [
