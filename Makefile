@@ -24,8 +24,7 @@ $(VENV)/.dev: $(VENV)/.base
 serve: $(VENV)/.base
 	$(VENV)/bin/corrige serve --host 127.0.0.1 --port 8000
 
-test: $(VENV)/.dev
-	$(VENV)/bin/ruff check corrige tests
+test: lint
 	$(PY) -m pytest -q
 
 bench: $(VENV)/.dev
@@ -42,13 +41,17 @@ bench: $(VENV)/.dev
 	$(VENV)/bin/corrige bench soak --minutes 30 --output docs/bench/soak.json --plot docs/bench/soak.png
 	$(VENV)/bin/corrige bench fuzz --minutes 10 --seed 0 --output docs/bench/fuzz.json
 
+# ruff, then the import contracts ([tool.importlinter]: layers, no cycles) and mypy ([tool.mypy]),
+# both cached (.import_linter_cache, .mypy_cache): a few seconds once warm
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check corrige tests
 	$(VENV)/bin/ruff format --check corrige tests
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 
 format: $(VENV)/.dev
 	$(VENV)/bin/ruff format corrige tests
 	$(VENV)/bin/ruff check --fix corrige tests
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis .mypy_cache .import_linter_cache

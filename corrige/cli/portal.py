@@ -19,6 +19,6 @@ def bench_portal(
     json_output: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON here.")] = None,
 ) -> None:
     """The portal's quiz submit vs the grammar API on one real server, interleaved: medians and their difference."""
-    from corrige.portal.bench import run_portal_bench
+    from corrige.bench.portal import run_portal_bench
 
     run_portal_bench(console, rounds=rounds, warmup=warmup, model=model, batching=batching, json_output=json_output)

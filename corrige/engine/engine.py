@@ -233,7 +233,7 @@ class Engine(FrontEnd):
             sink = request.sink
             if isinstance(sink, Sink):
                 batches.setdefault(sink.loop, []).append((sink, event))
-        self._totals.add(steps, finished, busy_s, busy_cpu_s)
+        self._totals.add(steps, (output.stats for output in finished), busy_s, busy_cpu_s)
         with self._cond:
             self._active_ids.difference_update(o.request_id for o in finished)
             self._queued_in_core = self._core.num_waiting

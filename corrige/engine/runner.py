@@ -138,7 +138,7 @@ class ModelRunner:
         drawn, errors = sample_rows(rows, picks)
         for i, token in drawn.items():
             sampled[i] = [token]
-        logprobs = None
+        logprobs: list[list[float]] | None = None
         asked = [i for i, request in enumerate(rows) if request.params.logprobs]
         if asked:
             logit_rows = [offsets[i] + j for i in asked for j in range(len(sampled[i]))]

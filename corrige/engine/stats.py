@@ -7,11 +7,8 @@ must be quick (append to a list, bump a counter) and must not block.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from corrige.engine.request import RequestOutput
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +113,7 @@ class EngineTotals:
     draft_tokens: int = 0
     accepted_tokens: int = 0
 
-    def add(self, steps: list[StepStats], finished: list[RequestOutput], busy_s: float, busy_cpu_s: float) -> None:
+    def add(self, steps: list[StepStats], finished: Iterable[RequestStats], busy_s: float, busy_cpu_s: float) -> None:
         self.busy_s += busy_s
         self.busy_cpu_s += busy_cpu_s
         for step in steps:
@@ -127,7 +124,7 @@ class EngineTotals:
             self.accepted_tokens += step.num_accepted_tokens
             self.model_s += step.model_s
             self.model_cpu_s += step.model_cpu_s
-        for output in finished:
+        for stats in finished:
             self.finished += 1
-            self.aborted += output.finish_reason == "abort"
-            self.failed += output.finish_reason == "error"
+            self.aborted += stats.finish_reason == "abort"
+            self.failed += stats.finish_reason == "error"

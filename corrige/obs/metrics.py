@@ -26,8 +26,8 @@ from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
 
-from corrige.engine import EngineSnapshot, RequestOutput, StepStats
 from corrige.obs import spans as S
+from corrige.obs.records import FinishedRecord, SnapshotRecord, StepRecord
 from corrige.obs.store import SpanRecord
 
 PREFIX = "corrige:"
@@ -159,7 +159,7 @@ class ServerMetrics:
 
     def __init__(
         self,
-        snapshot: Callable[[], EngineSnapshot] | None = None,
+        snapshot: Callable[[], SnapshotRecord] | None = None,
         orphans: Callable[[], int] | None = None,
         allocations: Mapping[str, tuple[float, tuple[str, ...]]] | None = None,
         orphan_cache_s: float = 5.0,
@@ -249,13 +249,13 @@ class ServerMetrics:
             child = self._children[key] = metric.labels(*labels)
         return child
 
-    def on_step(self, step: StepStats) -> None:  # the engine's side
+    def on_step(self, step: StepRecord) -> None:  # the engine's side
         self.batch.observe(step.batch_size)
         if step.num_draft_tokens:
             self.draft_tokens.inc(step.num_draft_tokens)
             self.accepted_tokens.inc(step.num_accepted_tokens)
 
-    def on_engine_request(self, output: RequestOutput) -> None:  # the engine's side
+    def on_engine_request(self, output: FinishedRecord) -> None:  # the engine's side
         stats = output.stats
         if stats.ttft_s is not None:
             self.ttft.observe(stats.ttft_s)

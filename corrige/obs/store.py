@@ -258,7 +258,7 @@ class TraceStore:
         new: dict[str, list[tuple]] = {}  # trace -> (rowid, span_id, parent_id, name) of this write
         for rowid, r in zip(rowids, records, strict=True):
             new.setdefault(r.trace_id, []).append((rowid, r.span_id, r.parent_id, r.name))
-        known = {}
+        known: dict[str, tuple[int, int]] = {}  # trace -> (first_row, last_row) already stored
         ids = list(new)
         for i in range(0, len(ids), 500):  # below SQLite's limit on bound parameters
             chunk = ids[i : i + 500]

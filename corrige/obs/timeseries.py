@@ -16,10 +16,8 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from corrige.engine.stats import StepStats
+from corrige.obs.records import StepRecord
 
 _SERIES = ("steps", "batch_mean", "batch_max", "waiting_mean", "waiting_max", "running_max", "tokens", "busy")
 
@@ -64,7 +62,7 @@ class StepHistory:
         self._done: deque[_Bucket] = deque(maxlen=self.capacity)
         self._current: _Bucket | None = None
 
-    def on_step(self, stats: StepStats) -> None:
+    def on_step(self, stats: StepRecord) -> None:
         key = int(stats.time // self.bucket_s)
         with self._lock:
             bucket = self._current

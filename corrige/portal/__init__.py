@@ -3,6 +3,7 @@
 Nothing here imports FastAPI; the HTTP side is `corrige.server.routes.portal`. Modules:
 `store` (SQLite: audit log, exams, learners), `quiz` (questions and grading), `sessions`
 (signed cookie, CSRF), `views` (what pages and JSON show), `highlight` (edits inline), `i18n`
-(Spanish and English text), `rules` (a rule card per edit), `forms` (HTML form posts as JSON),
-`state` (the objects one server holds), `bench` (`corrige bench portal`).
+(Spanish and English text), `rules` (a rule card per edit),
+`state` (the objects one server holds). HTML form posts become JSON in
+`corrige.server.forms`; `corrige bench portal` lives in `corrige.bench.portal`.
 """

@@ -18,10 +18,10 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from corrige import __version__
-from corrige.portal.forms import FormPostMiddleware
 from corrige.server import languagetool, openapi
 from corrige.server.context import RequestContextMiddleware
 from corrige.server.errors import install_error_handlers
+from corrige.server.forms import FormPostMiddleware
 from corrige.server.guards import (
     BodyGuardMiddleware,
     Bucket,

@@ -21,7 +21,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from corrige.model.generate import greedy_generate_scored, lookup_greedy_generate_scored
 from corrige.model.numpy_gpt import KVCache, RuntimeWeights, prepare
@@ -33,9 +32,6 @@ from corrige.tutor.drafting import AnswerDrafter
 from corrige.tutor.edits import Edit, diff_edits
 from corrige.tutor.format import NO_ERRORS_GLOSS
 from corrige.tutor.plausibility import content_mismatch, load_known_words, unknown_words
-
-if TYPE_CHECKING:
-    from corrige.tutor.text import TextCorrection
 
 # The seed-sized model (0.51M parameters, 64-token window, like the seeds' ~500k tutor): it meets every
 # quality target with fewer false alarms on hand-written sentences than the larger `tutor` model
@@ -205,13 +201,6 @@ class Tutor:
 
     def correct(self, sentence: str) -> Correction:
         return self.correct_many([sentence])[0]
-
-    def correct_text(self, text: str) -> TextCorrection:
-        """A whole text (up to 5,000 characters): its sentences corrected in one batch, edits as
-        offsets into the text as typed (`corrige.tutor.text`); `TextRefused` for a text it does not take."""
-        from corrige.tutor.text import correct_text
-
-        return correct_text(self, text)
 
     def correct_many(self, sentences: Sequence[str]) -> list[Correction]:
         """Batched greedy decoding in the NumPy runtime, `batch_size` sentences at a time."""

@@ -36,7 +36,8 @@ from corrige.tutor.errors import (
 )
 from corrige.tutor.format import NO_ERRORS_GLOSS, render_target
 from corrige.tutor.grammar import Sentence, stable_hash
-from corrige.tutor.templates import SAMPLER_ONLY, Template, registry
+from corrige.tutor.template_registry import registry
+from corrige.tutor.templates import SAMPLER_ONLY, Template
 
 log = logging.getLogger(__name__)
 

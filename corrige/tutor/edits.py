@@ -173,7 +173,7 @@ def _occurrences(a: Sequence[Token], gloss: str) -> list[tuple[int, int, int, st
     occur in the source tokens (case-insensitive only when there is no exact occurrence)."""
     words = [t.text for t in a]
     lowered = [w.lower() for w in words]
-    found = []
+    found: list[tuple[int, int, int, str]] = []
     for k, item in enumerate(split_gloss(gloss)):
         target = [t.text for t in tokenize(item.original)]
         if not target:

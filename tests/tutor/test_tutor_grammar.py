@@ -16,7 +16,7 @@ from corrige.tutor.morphology import (
     superlative,
     third_person,
 )
-from corrige.tutor.templates import registry
+from corrige.tutor.template_registry import registry
 
 
 def _sample(seed: int, n: int = 300):

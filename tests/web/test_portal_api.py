@@ -180,7 +180,7 @@ def test_bad_answers_use_the_error_model(learner):
 
 
 def test_only_the_portal_form_paths_take_form_posts():
-    from corrige.portal.forms import is_form_path
+    from corrige.server.forms import is_form_path
     from corrige.server.routes.portal import FORM_PATHS
 
     assert is_form_path("/", FORM_PATHS) and is_form_path("/quiz", FORM_PATHS) and is_form_path("/exam/3", FORM_PATHS)

@@ -7,7 +7,7 @@ import json
 import pytest
 from rich.console import Console
 
-from corrige.portal.bench import PATHS, run_portal_bench
+from corrige.bench.portal import PATHS, run_portal_bench
 
 
 def test_bench_portal_measures_each_path_and_writes_json(model_dir, tmp_path):
