@@ -19,6 +19,8 @@ $(VENV)/.dev: $(VENV)/.base
 	$(PIP) install -q -e '.[dev]'
 	@# browser tests drive Debian's chromium through Playwright
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+	@# the replicas' metrics test runs Debian's prometheus
+	command -v prometheus >/dev/null || (apt-get update -qq && apt-get install -y -qq prometheus)
 	touch $@
 
 serve: $(VENV)/.base

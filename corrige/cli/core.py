@@ -402,6 +402,23 @@ def serve(
         bool | None,
         _setting("--access-log/--no-access-log", help="Log every request.", default="access-log", env="ACCESS_LOG"),
     ] = None,
+    replicas: Annotated[
+        int | None,
+        typer.Option(
+            help="Run N replicas behind Ray Serve's HTTP proxy on --host/--port (needs the cluster extra: "
+            "pip install 'corrige[cluster]'); see docs/scaling.md.  [default: one server, no Ray]",
+            min=1,
+            show_default=False,
+        ),
+    ] = None,
+    max_replicas: Annotated[
+        int | None,
+        typer.Option(help="With --replicas: autoscale between --replicas and this.  [default: --replicas]", min=1),
+    ] = None,
+    metrics_port: Annotated[
+        int,
+        typer.Option(help="With --replicas: each replica serves /metrics on the first free port from this one."),
+    ] = 9100,
 ) -> None:
     """Serve the tutor over HTTP (grammar API + OpenAI-compatible API). Options override CORRIGE_* variables."""
     import os
@@ -441,8 +458,35 @@ def serve(
     except FileNotFoundError as exc:
         console.print(f"[red]error[/] {exc}")
         raise typer.Exit(2) from exc
+    if replicas is not None:
+        overrides = {k: v for k, v in given.items() if v is not None}
+        _serve_replicas(settings, overrides, replicas, max_replicas, metrics_port)
+        return
     console.print(f"corrige: serving on [bold]http://{settings.host}:{settings.port}[/] (API docs at /docs)")
     run_server(settings)
+
+
+def _serve_replicas(settings, overrides: dict, replicas: int, max_replicas: int | None, metrics_port: int) -> None:
+    """`corrige serve --replicas N`: the replicas under Ray Serve (the cluster extra)."""
+    from corrige.cluster.replica import ReplicaPlan
+
+    try:
+        plan = ReplicaPlan.from_settings(settings, replicas, max_replicas, metrics_port)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    try:
+        from corrige.cluster import ray_serve
+    except ImportError as exc:
+        console.print(f"[red]error[/] --replicas needs Ray Serve: pip install 'corrige[cluster]' ({exc})")
+        raise typer.Exit(2) from exc
+    bounds = f"{plan.replicas}..{plan.max_replicas}" if plan.autoscaling else str(plan.replicas)
+    console.print(
+        f"corrige: {bounds} replicas behind Ray Serve on [bold]http://{settings.host}:{settings.port}[/], "
+        f"at most {plan.max_ongoing_requests} requests in flight per replica, metrics from port {metrics_port}"
+    )
+    overrides.pop("host", None)
+    overrides.pop("port", None)
+    ray_serve.run(overrides, plan, settings.host, settings.port)
 
 
 def _trained_on_pairs(model: Path | None) -> bool:

@@ -1,4 +1,4 @@
-"""The serving lab: `corrige bench load`, `corrige bench sweep` and `corrige capacity`."""
+"""The serving lab: `corrige bench load`, `corrige bench sweep`, `corrige capacity` and `corrige bench replicas`."""
 
 from __future__ import annotations
 
@@ -342,3 +342,58 @@ def capacity(
         }
     if output:
         _write_json(output, report)
+
+
+@bench_app.command("replicas")
+def bench_replicas(
+    replicas: Annotated[int, typer.Option(help="Replicas under Ray Serve.")] = 2,
+    clients: Annotated[int, typer.Option(help="Closed-loop clients, the same against both.")] = 8,
+    requests: Annotated[int, typer.Option(help="Measured requests per side.")] = 600,
+    duration: Annotated[float, typer.Option(help="Seconds of load per side at most.")] = 60.0,
+    kill_duration: Annotated[float, typer.Option(help="Seconds of load around the killed replica.")] = 60.0,
+    answers: Annotated[int, typer.Option(help="Sentences whose corrections must be the same on both.")] = 100,
+    model: Annotated[Path | None, typer.Option(help=MODEL_HELP)] = None,
+    output: Annotated[Path | None, typer.Option(help="Write every figure as JSON here.")] = None,
+) -> None:
+    """One server against N replicas behind Ray Serve (needs corrige[cluster]): same answers, p50 side
+    by side (the proxy's cost), and one replica killed under load (none lost, under 1% failed, replaced)."""
+    try:
+        import ray  # noqa: F401
+    except ImportError as exc:
+        console.print(f"[red]error[/] bench replicas needs Ray Serve: pip install 'corrige[cluster]' ({exc})")
+        raise typer.Exit(2) from exc
+    from rich.table import Table
+
+    from corrige.bench.replicas import run_replicas_bench
+
+    _quiet_libraries()
+    with console.status(f"one server, then {replicas} replicas under Ray Serve (minutes)"):
+        result = run_replicas_bench(replicas, clients, requests, duration, kill_duration, answers, model)
+    table = Table("", "p50 ms", "p95 ms", "req/s", "ok / sent", "load average (before → after)", box=None)
+    for name, key in (("one server", "one_server"), (f"{replicas} replicas, Ray Serve", "ray_serve")):
+        side = result[key]
+        load = side["load_average"]
+        table.add_row(
+            name,
+            f"{side['p50_ms']:.1f}",
+            f"{side['p95_ms']:.1f}",
+            f"{side['req_per_s']:.1f}",
+            f"{side['ok']} / {side['requests']}",
+            f"{load['before']:.2f} → {load['after']:.2f}",
+        )
+    console.print(table)
+    console.print(
+        f"p50 ratio {result['p50_ratio']:.2f}; same answers {result['answers']['same']} / "
+        f"{result['answers']['sentences']}; replica metrics ports {result['metrics_ports']}"
+    )
+    kill = result["kill"]
+    console.print(
+        f"killed replica pid {kill['killed_pid']} under {kill['clients']} clients: {kill['requests']} requests, "
+        f"{kill['lost']} lost, {kill['failed']} failed ({100 * kill['failed_share']:.2f}%: {kill['errors']}), "
+        f"replaced {kill['replaced']} after {kill['back_after_s']} s",
+        soft_wrap=True,
+    )
+    for name, met in result["targets"].items():
+        console.print(f"  {'[green]met[/]' if met else '[red]missed[/]'} {name}")
+    if output:
+        _write_json(output, result)

@@ -91,9 +91,11 @@ def test_panels_do_not_overlap_and_share_one_datasource():
 
 def test_prometheus_scrapes_metrics_and_its_alerts_use_known_metrics():
     config = yaml.safe_load((DEPLOY / "prometheus.yml").read_text(encoding="utf-8"))
-    (job,) = config["scrape_configs"]
-    assert job["metrics_path"] == "/metrics"
-    assert job["static_configs"][0]["targets"] == ["127.0.0.1:8000"]  # `corrige serve`'s default
+    one, replicas = config["scrape_configs"]
+    assert one["metrics_path"] == replicas["metrics_path"] == "/metrics"
+    assert one["static_configs"][0]["targets"] == ["127.0.0.1:8000"]  # `corrige serve`'s default
+    # `corrige serve --replicas N`: each replica's own metrics port, the first free from 9100
+    assert replicas["static_configs"][0]["targets"] == [f"127.0.0.1:{port}" for port in range(9100, 9104)]
     for rule_file in config["rule_files"]:
         rules = yaml.safe_load((DEPLOY / rule_file).read_text(encoding="utf-8"))
         exprs = [rule["expr"] for group in rules["groups"] for rule in group["rules"]]
@@ -101,3 +103,15 @@ def test_prometheus_scrapes_metrics_and_its_alerts_use_known_metrics():
         for expr in exprs:
             for series in series_in(expr):
                 assert base_metric_name(series) in METRIC_NAMES, series
+
+
+AGGREGATED = re.compile(r"^(sum|max|avg|min)( by \([a-z, ]+\))? ?\(|^histogram_quantile\([0-9.]+, sum by \(")
+
+
+def test_every_panel_aggregates_over_replicas():
+    """With N replicas each series comes once per replica (its `instance`): every query sums
+    (or takes the max / mean) across them, so one server and N replicas read the same."""
+    for panel in panels(load_dashboard()):
+        for target in panel.get("targets", []):
+            for part in re.split(r" / ", target["expr"]):
+                assert AGGREGATED.match(part.strip()), f"{panel['title']!r} does not aggregate: {part}"
