@@ -19,6 +19,8 @@ $(VENV)/.dev: $(VENV)/.base
 	$(PIP) install -q -e '.[dev]'
 	@# browser tests drive Debian's chromium through Playwright
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+	@# the portal store's tests run a PostgreSQL server of their own (initdb, pg_ctl)
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq postgresql)
 	@# the replicas' metrics test runs Debian's prometheus
 	command -v prometheus >/dev/null || (apt-get update -qq && apt-get install -y -qq prometheus)
 	touch $@

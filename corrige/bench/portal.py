@@ -14,14 +14,21 @@ rotates, so a slow spell on a shared machine hits every path alike. Each request
 from the call to the parsed JSON. The sentences cycle over one question per error category:
 after the warm-up every rule card is cached on both sides, as a fixed question bank is in
 steady state, so the difference of the medians is the portal's own work.
+
+With `--database postgresql://…`, a second server keeps its records in PostgreSQL (in a schema
+of the run's own, dropped at the end), both run at once, and every round goes through both in
+rotating order: the two submit overheads side by side, and their gap (target: within 2 ms).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import tempfile
+import os
+import secrets
 import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -62,6 +69,10 @@ def one_question_per_category(bank) -> list:
     return [questions[0] for _, questions in sorted(bank.by_category.items())]
 
 
+BACKENDS = ("sqlite", "postgresql")
+TARGET_BACKEND_GAP_MS = 2.0  # PostgreSQL's submit overhead, at most this much over SQLite's
+
+
 def run_portal_bench(
     console: Console,
     rounds: int = 300,
@@ -69,63 +80,137 @@ def run_portal_bench(
     model: Path | None = None,
     batching: str = "continuous",
     json_output: Path | None = None,
+    database: str | None = None,
 ) -> dict[str, Any]:
+    """One server on SQLite; with `database` (a postgresql:// URL) a second one on PostgreSQL at
+    the same time, every round going through both, so that their overheads are side by side."""
     if rounds < 1 or warmup < 0:
         raise ValueError("rounds must be positive and warmup not negative")
     import httpx
-    import numpy as np
 
     from corrige.bench.engine import machine_info
     from corrige.portal.quiz import QuestionBank
+    from corrige.tutor.retrieval import default_cache_dir
 
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request otherwise
-    samples: dict[str, list[float]] = {name: [] for name in PATHS}
-    paired: list[float] = []  # portal minus grammar, round by round
-    server_portal: dict[str, list[float]] = {}
-    server_grammar_total: list[float] = []
+    backends = list(BACKENDS) if database else ["sqlite"]
+    samples = {b: {name: [] for name in PATHS} for b in backends}
+    paired: dict[str, list[float]] = {b: [] for b in backends}  # portal minus grammar, round by round
+    server_portal: dict[str, dict[str, list[float]]] = {b: {} for b in backends}
+    server_grammar_total: dict[str, list[float]] = {b: [] for b in backends}
+    audit_rows: dict[str, int] = {}
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="corrige-bench-portal-") as tmp:
-        state_dir = Path(tmp)
-        questions = one_question_per_category(QuestionBank.cached(state_dir))
-        server = LabServer.corrige(batching, model)
-        with server, httpx.Client(base_url=server.url, timeout=60) as client:
+    with ExitStack() as stack:
+        # the bank the servers read (the machine's cache directory): built and checked once, not every run
+        questions = one_question_per_category(QuestionBank.cached(default_cache_dir()))
+        servers = {"sqlite": LabServer.corrige(batching, model)}
+        if database:
+            schema_url = stack.enter_context(bench_schema(database))
+            servers["postgresql"] = LabServer.corrige(batching, model, extra=["--database-url", schema_url])
+        for server in servers.values():  # both load at once
+            stack.callback(server.stop)
+            server.start()
+        clients = {}
+        for backend, server in servers.items():
+            server.wait_ready()
+            client = stack.enter_context(httpx.Client(base_url=server.url, timeout=60))
             csrf = client.get("/portal/api/session").json()["csrf_token"]
-            headers = {"X-CSRF-Token": csrf}
+            clients[backend] = (client, {"X-CSRF-Token": csrf})
 
-            def call(name: str, q, i: int) -> tuple[float, dict]:
-                if name == "portal":
-                    answer = q.expected if i % 2 else q.sentence  # graded exact and wrong alike
-                    args = ("/portal/api/quiz/answer", {"question_id": q.id, "answer": answer})
-                elif name == "grammar":
-                    args = ("/v1/grammar/correct", {"sentence": q.sentence})
-                else:
-                    args = ("/portal/api/correct", {"sentence": q.sentence})
-                t0 = time.perf_counter()
-                response = client.post(args[0], json=args[1], headers=headers)
-                body = response.json()
-                elapsed_ms = 1e3 * (time.perf_counter() - t0)
-                if response.status_code != 200:
-                    raise RuntimeError(f"{args[0]} answered {response.status_code}: {body}")
-                return elapsed_ms, body
+        def call(backend: str, name: str, q, i: int) -> tuple[float, dict]:
+            client, headers = clients[backend]
+            if name == "portal":
+                answer = q.expected if i % 2 else q.sentence  # graded exact and wrong alike
+                args = ("/portal/api/quiz/answer", {"question_id": q.id, "answer": answer})
+            elif name == "grammar":
+                args = ("/v1/grammar/correct", {"sentence": q.sentence})
+            else:
+                args = ("/portal/api/correct", {"sentence": q.sentence})
+            t0 = time.perf_counter()
+            response = client.post(args[0], json=args[1], headers=headers)
+            body = response.json()
+            elapsed_ms = 1e3 * (time.perf_counter() - t0)
+            if response.status_code != 200:
+                raise RuntimeError(f"{backend}: {args[0]} answered {response.status_code}: {body}")
+            return elapsed_ms, body
 
-            names = list(PATHS)
-            console.print(f"server {server.url} ready; {warmup} warm-up + {rounds} measured rounds of {len(names)}")
-            for i in range(warmup + rounds):
-                q = questions[i % len(questions)]
-                order = names[i % len(names) :] + names[: i % len(names)]
-                times = {}
-                for name in order:
-                    times[name], body = call(name, q, i)
-                    if i >= warmup and name == "portal":
-                        for stage, ms in body["timings_ms"].items():
-                            server_portal.setdefault(stage, []).append(ms)
-                    elif i >= warmup and name == "grammar":
-                        server_grammar_total.append(body["timings_ms"]["total"])
-                if i >= warmup:
-                    for name, ms in times.items():
-                        samples[name].append(ms)
-                    paired.append(times["portal"] - times["grammar"])
-            audit_rows = _count_rows(server.state_dir / "portal.sqlite")
+        calls = [(backend, name) for backend in backends for name in PATHS]
+        where = " and ".join(f"{b} {servers[b].url}" for b in backends)
+        console.print(f"servers ready ({where}); {warmup} warm-up + {rounds} measured rounds of {len(calls)}")
+        for i in range(warmup + rounds):
+            q = questions[i % len(questions)]
+            order = calls[i % len(calls) :] + calls[: i % len(calls)]
+            times: dict[tuple[str, str], float] = {}
+            for backend, name in order:
+                times[backend, name], body = call(backend, name, q, i)
+                if i >= warmup and name == "portal":
+                    for stage, ms in body["timings_ms"].items():
+                        server_portal[backend].setdefault(stage, []).append(ms)
+                elif i >= warmup and name == "grammar":
+                    server_grammar_total[backend].append(body["timings_ms"]["total"])
+            if i >= warmup:
+                for (backend, name), ms in times.items():
+                    samples[backend][name].append(ms)
+                for backend in backends:
+                    paired[backend].append(times[backend, "portal"] - times[backend, "grammar"])
+        audit_rows["sqlite"] = _count_rows(servers["sqlite"].state_dir / "portal.sqlite")
+        if database:
+            audit_rows["postgresql"] = _count_pg_rows(schema_url)
+
+    per_backend = {b: _figures(samples[b], paired[b], server_portal[b], server_grammar_total[b]) for b in backends}
+    rows, figures = per_backend["sqlite"]
+    met = figures["overhead_p50_ms"] <= TARGET_OVERHEAD_P50_MS
+    command = f"corrige bench portal --rounds {rounds} --warmup {warmup} --batching {batching}"
+    result = {
+        "command": command + (" --database URL" if database else ""),
+        "machine": machine_info("1"),
+        "model": str(model) if model else f"bundled ({BUNDLED_MODEL.relative_to(BUNDLED_MODEL.parents[2])})",
+        "settings": {"rounds": rounds, "warmup": warmup, "batching": batching, "questions": len(questions)},
+        "series": [asdict(r) for r in rows],
+        "figures": {k: round(v, 3) for k, v in figures.items()},
+        "target": {"name": "overhead_p50_ms", "limit_ms": TARGET_OVERHEAD_P50_MS, "met": met},
+        "audit_rows_written": audit_rows["sqlite"],
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    _print(console, rows, figures, met, title="sqlite" if database else "")
+    if database:
+        pg_rows, pg_figures = per_backend["postgresql"]
+        gap = pg_figures["overhead_p50_ms"] - figures["overhead_p50_ms"]
+        gap_paired = pg_figures["overhead_paired_median_ms"] - figures["overhead_paired_median_ms"]
+        gap_met = gap <= TARGET_BACKEND_GAP_MS
+        result["postgresql"] = {
+            "series": [asdict(r) for r in pg_rows],
+            "figures": {k: round(v, 3) for k, v in pg_figures.items()},
+            "audit_rows_written": audit_rows["postgresql"],
+        }
+        result["backend_gap"] = {
+            "overhead_p50_ms": round(gap, 3),
+            "overhead_paired_median_ms": round(gap_paired, 3),
+            "audit_p50_ms": round(pg_figures["server_portal_audit_p50_ms"] - figures["server_portal_audit_p50_ms"], 3),
+            "limit_ms": TARGET_BACKEND_GAP_MS,
+            "met": gap_met,
+        }
+        _print(console, pg_rows, pg_figures, pg_figures["overhead_p50_ms"] <= TARGET_OVERHEAD_P50_MS, "postgresql")
+        verdict = "[green]met[/]" if gap_met else "[red]not met[/]"
+        console.print(
+            f"PostgreSQL vs SQLite, submit overhead at p50: {gap:+.2f} ms (paired medians {gap_paired:+.2f} ms; "
+            f"audit write {result['backend_gap']['audit_p50_ms']:+.2f} ms); target <= {TARGET_BACKEND_GAP_MS:g} ms: "
+            f"{verdict}"
+        )
+    if json_output:
+        json_output.parent.mkdir(parents=True, exist_ok=True)
+        json_output.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        console.print(f"wrote {json_output}")
+    return result
+
+
+def _figures(
+    samples: dict[str, list[float]],
+    paired: list[float],
+    server_portal: dict[str, list[float]],
+    server_grammar_total: list[float],
+) -> tuple[list[Series], dict[str, float]]:
+    import numpy as np
 
     rows = [summarise(PATHS[name], samples[name]) for name in PATHS]
     portal, grammar, tutor_page = rows
@@ -138,24 +223,28 @@ def run_portal_bench(
         "server_grammar_total_p50_ms": float(np.median(server_grammar_total)),
         **{f"server_portal_{stage}_p50_ms": float(np.median(v)) for stage, v in server_portal.items()},
     }
-    met = figures["overhead_p50_ms"] <= TARGET_OVERHEAD_P50_MS
-    result = {
-        "command": f"corrige bench portal --rounds {rounds} --warmup {warmup} --batching {batching}",
-        "machine": machine_info("1"),
-        "model": str(model) if model else f"bundled ({BUNDLED_MODEL.relative_to(BUNDLED_MODEL.parents[2])})",
-        "settings": {"rounds": rounds, "warmup": warmup, "batching": batching, "questions": len(questions)},
-        "series": [asdict(r) for r in rows],
-        "figures": {k: round(v, 3) for k, v in figures.items()},
-        "target": {"name": "overhead_p50_ms", "limit_ms": TARGET_OVERHEAD_P50_MS, "met": met},
-        "audit_rows_written": audit_rows,
-        "seconds": round(time.perf_counter() - started, 1),
-    }
-    _print(console, rows, figures, met)
-    if json_output:
-        json_output.parent.mkdir(parents=True, exist_ok=True)
-        json_output.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        console.print(f"wrote {json_output}")
-    return result
+    return rows, figures
+
+
+@contextmanager
+def bench_schema(database: str) -> Iterator[str]:
+    """A schema of the bench's own in `database` (the URL given, `search_path` set to it), dropped
+    at the end with its tables: the run leaves the database as it found it."""
+    import psycopg
+
+    from corrige.portal.store import redact, with_search_path
+
+    schema = f"corrige_bench_{os.getpid()}_{secrets.token_hex(4)}"
+    try:
+        with psycopg.connect(database, autocommit=True) as conn:
+            conn.execute(f"CREATE SCHEMA {schema}")
+    except psycopg.Error as exc:
+        raise RuntimeError(f"cannot make a schema in {redact(database)}: {exc}") from exc
+    try:
+        yield with_search_path(database, schema)
+    finally:
+        with psycopg.connect(database, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
 def _count_rows(db_path: Path) -> int:
@@ -168,14 +257,22 @@ def _count_rows(db_path: Path) -> int:
         conn.close()
 
 
-def _print(console: Console, rows: list[Series], figures: dict[str, float], met: bool) -> None:
-    table = Table(title="learner portal vs grammar API, same sentences, one server, interleaved")
+def _count_pg_rows(url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return conn.execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
+
+
+def _print(console: Console, rows: list[Series], figures: dict[str, float], met: bool, title: str = "") -> None:
+    on = f" ({title})" if title else ""
+    table = Table(title=f"learner portal vs grammar API, same sentences, one server{on}, interleaved")
     for name in ("path", "n", "p50 ms", "p95 ms", "mean ms"):
         table.add_column(name, justify="left" if name == "path" else "right")
     for r in rows:
         table.add_row(r.path, str(r.n), f"{r.p50_ms:.2f}", f"{r.p95_ms:.2f}", f"{r.mean_ms:.2f}")
     console.print(table)
-    stages = Table(title="the portal submit's stages, as the server timed them (p50 ms)")
+    stages = Table(title=f"the portal submit's stages, as the server timed them{on} (p50 ms)")
     stages.add_column("stage")
     stages.add_column("p50 ms", justify="right")
     for key, value in figures.items():
@@ -185,7 +282,7 @@ def _print(console: Console, rows: list[Series], figures: dict[str, float], met:
     console.print(stages)
     verdict = "[green]met[/]" if met else "[red]not met[/]"
     console.print(
-        f"portal overhead at p50: {figures['overhead_p50_ms']:.2f} ms "
+        f"portal overhead{on} at p50: {figures['overhead_p50_ms']:.2f} ms "
         f"(median of paired differences {figures['overhead_paired_median_ms']:.2f} ms); "
         f"target <= {TARGET_OVERHEAD_P50_MS:g} ms: {verdict}"
     )

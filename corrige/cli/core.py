@@ -402,6 +402,14 @@ def serve(
         bool | None,
         _setting("--access-log/--no-access-log", help="Log every request.", default="access-log", env="ACCESS_LOG"),
     ] = None,
+    database_url: Annotated[
+        str | None,
+        _setting(
+            help="The learner portal's records in PostgreSQL (postgresql://…; needs corrige[postgres]).",
+            default="SQLite at PORTAL_DB",
+            env="DATABASE_URL",
+        ),
+    ] = None,
     replicas: Annotated[
         int | None,
         typer.Option(
@@ -441,6 +449,7 @@ def serve(
         "max_body_bytes": max_body_bytes,
         "drain_grace_s": drain_grace,
         "access_log": access_log,
+        "database_url": database_url,
     }
     limit_blas_threads(int(os.environ.get("CORRIGE_BLAS_THREADS", "1")))  # before NumPy loads
     from pydantic import ValidationError

@@ -17,8 +17,24 @@ def bench_portal(
     model: Annotated[Path | None, typer.Option(help=MODEL_HELP)] = None,
     batching: Annotated[str, typer.Option(help="The server's batching policy.")] = "continuous",
     json_output: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON here.")] = None,
+    database: Annotated[
+        str | None,
+        typer.Option(
+            help="A postgresql:// URL: a second server keeps its records there (in a schema of its own, dropped "
+            "at the end), and both are measured side by side. Needs corrige[postgres].",
+        ),
+    ] = None,
 ) -> None:
-    """The portal's quiz submit vs the grammar API on one real server, interleaved: medians and their difference."""
+    """The portal's quiz submit vs the grammar API on one real server, interleaved: medians and their difference
+    (with --database, on SQLite and PostgreSQL side by side)."""
     from corrige.bench.portal import run_portal_bench
 
-    run_portal_bench(console, rounds=rounds, warmup=warmup, model=model, batching=batching, json_output=json_output)
+    run_portal_bench(
+        console,
+        rounds=rounds,
+        warmup=warmup,
+        model=model,
+        batching=batching,
+        json_output=json_output,
+        database=database,
+    )

@@ -1,11 +1,12 @@
 """The portal's long-lived objects for one server: the store, the session codec and the
 question bank.
 
-`Portal.open(settings)` runs in the lifespan and is quick (it opens SQLite and reads or
-makes the session key); the question bank is read on a worker thread (from its JSON cache in
+`Portal.open(settings)` runs in the lifespan and is quick (it opens the store, SQLite or
+PostgreSQL, applies its migrations, and reads or makes the session key); the question bank
+is read on a worker thread (from its JSON cache in
 the cache directory, `$CORRIGE_CACHE_DIR` or `~/.cache/corrige`, or built and checked with the
 bundled tutor in a few seconds the first time), so the server reports ready without waiting
-for it, and the first quiz request waits. The SQLite connection lives on one worker
+for it, and the first quiz request waits. The store's connection lives on one worker
 thread: every store call goes through `Portal.db`, so the event loop never waits for a disk
 flush and the connection is never shared between threads.
 """
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, TypeVar
 from corrige.portal.quiz import QuestionBank
 from corrige.portal.rules import RuleCards
 from corrige.portal.sessions import SessionCodec, load_or_create_secret
-from corrige.portal.store import PortalStore
+from corrige.portal.store import PortalStore, redact
 from corrige.tutor.retrieval import default_cache_dir
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ class Portal:
     @classmethod
     def open(cls, settings: Settings, accepts: Callable[[str], bool] | None = None) -> Portal:
         db_path = Path(settings.portal_db)
-        store = PortalStore.open(db_path)
+        store = PortalStore.open(settings.portal_location)
         if settings.session_secret is not None:
             secret = settings.session_secret.get_secret_value()
         else:
@@ -111,9 +112,14 @@ def open_portal(settings: Settings, accepts: Callable[[str], bool] | None = None
     portal's pages answer 503 rather than taking the whole server down."""
     try:
         return Portal.open(settings, accepts)
-    except (OSError, ValueError, RuntimeError, sqlite3.Error):
-        logger.exception("learner portal disabled: cannot open %s", settings.portal_db)
+    except (OSError, ValueError, RuntimeError, sqlite3.Error):  # StoreUnavailable is a RuntimeError
+        logger.exception("learner portal disabled: cannot open %s", location_of(settings))
         return None
+
+
+def location_of(settings: Settings) -> str:
+    """The portal's database for a log line (a URL without its password)."""
+    return redact(settings.database_url.get_secret_value()) if settings.database_url else str(settings.portal_db)
 
 
 def close_portal(portal: Portal | None) -> None:

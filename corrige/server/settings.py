@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from corrige.engine import EngineConfig, Policy
@@ -102,6 +102,9 @@ class Settings(BaseSettings):
 
     # ---- learner portal ----
     portal_db: Path = Field(default_factory=lambda: default_state_dir() / "portal.sqlite")  # audit log, learners, exams
+    # postgresql://user:password@host/db: the portal's records in PostgreSQL instead of portal_db (SQLite), for
+    # servers on several machines; needs `corrige[postgres]`. A generated session key still lives next to portal_db
+    database_url: SecretStr | None = None
     session_secret: SecretStr | None = None  # signs session cookies; None: generated once, kept next to portal_db
     session_cookie: str = "corrige_session"
     session_cookie_secure: bool = False  # send the cookie over HTTPS only (turn on behind TLS)
@@ -113,6 +116,18 @@ class Settings(BaseSettings):
 
     # ---- testing ----
     debug_step_delay_ms: float = Field(0.0, ge=0)  # sleep after every model step (fault injection; keep 0)
+
+    @field_validator("database_url")
+    @classmethod
+    def _postgres_url(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and value.get_secret_value().split("://", 1)[0] not in ("postgresql", "postgres"):
+            raise ValueError("database_url must be a postgresql:// URL (SQLite is portal_db)")
+        return value
+
+    @property
+    def portal_location(self) -> str | Path:
+        """Where the portal's records live: the PostgreSQL URL when one is set, else the SQLite file."""
+        return self.database_url.get_secret_value() if self.database_url is not None else self.portal_db
 
     @property
     def served_model(self) -> str:

@@ -1,5 +1,6 @@
 """The learner portal's tests: real uvicorn servers in subprocesses (tests/e2e's `ServerProcess`),
-real SQLite files, and Debian's chromium driven by Playwright.
+real SQLite files and a real PostgreSQL server (`postgres_support`), and Debian's chromium
+driven by Playwright.
 
 Screenshots go to `test-artifacts/` at the repository root. The browser is required: when
 chromium is missing the browser tests fail (`make test` installs it), they never skip.
@@ -21,6 +22,7 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 sys.path.insert(0, str(ROOT / "tests" / "server"))
 
 from e2e_support import ServerProcess  # noqa: E402
+from postgres_support import Backend, make_backend, start_postgres  # noqa: E402
 from server_support import build_fixture_model, bundled_model_available  # noqa: E402
 
 from corrige.tutor.agent import BUNDLED_MODEL  # noqa: E402
@@ -67,6 +69,19 @@ def portal_server(model_dir, tmp_path_factory):
         yield process.start()
     finally:
         process.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """One real PostgreSQL server for the session (skipped, saying what to install, where there is none)."""
+    yield from start_postgres()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request, tmp_path) -> Backend:
+    """The portal store's location on each backend: a new SQLite file, or a new PostgreSQL schema."""
+    server = request.getfixturevalue("postgres") if request.param == "postgresql" else None
+    return make_backend(request.param, tmp_path / "state", server)
 
 
 @pytest.fixture(scope="session")

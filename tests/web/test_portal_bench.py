@@ -23,3 +23,32 @@ def test_bench_portal_measures_each_path_and_writes_json(model_dir, tmp_path):
     assert result["audit_rows_written"] == 6  # every portal submit, warm-up included, is in the audit log
     assert json.loads(report.read_text())["figures"] == figures
     assert "portal overhead at p50" in (tmp_path / "console.txt").read_text()
+
+
+def test_bench_portal_puts_postgresql_beside_sqlite_and_leaves_the_database_as_it_was(
+    model_dir, tmp_path, postgres, monkeypatch
+):
+    import psycopg
+
+    # the servers inherit the environment: no rule cards and no warm-up, so that both start quickly
+    monkeypatch.setenv("CORRIGE_RULES", "off")
+    monkeypatch.setenv("CORRIGE_WARMUP", "false")
+
+    def schemas() -> set[str]:
+        with psycopg.connect(postgres.url) as conn:
+            return {row[0] for row in conn.execute("SELECT schema_name FROM information_schema.schemata")}
+
+    before = schemas()
+    with open(tmp_path / "console.txt", "w") as out:
+        result = run_portal_bench(
+            Console(file=out, width=140), rounds=3, warmup=1, model=model_dir, database=postgres.url
+        )
+    assert [s["n"] for s in result["series"]] == [3] * len(PATHS)
+    assert [s["n"] for s in result["postgresql"]["series"]] == [3] * len(PATHS)
+    assert result["audit_rows_written"] == 4 and result["postgresql"]["audit_rows_written"] == 4
+    gap = result["backend_gap"]
+    sqlite, pg = result["figures"], result["postgresql"]["figures"]
+    assert gap["overhead_p50_ms"] == pytest.approx(pg["overhead_p50_ms"] - sqlite["overhead_p50_ms"], abs=0.002)
+    assert isinstance(gap["met"], bool) and gap["limit_ms"] == 2.0
+    assert "PostgreSQL vs SQLite" in (tmp_path / "console.txt").read_text()
+    assert schemas() == before  # the run's schema, with its tables, is gone
