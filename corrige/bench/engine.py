@@ -18,7 +18,6 @@ import json
 import logging
 import os
 import platform
-import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -27,6 +26,8 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+
+from corrige.model.blas import limit_blas_threads
 
 log = logging.getLogger(__name__)
 
@@ -81,21 +82,6 @@ class Cell:
     # under this policy at this load. The ratio of two policies' figures is the throughput ratio
     # they would reach if neither had any engine overhead (see `targets`).
     model_ms_per_request: float = 0.0
-
-
-def limit_blas_threads(n: int) -> str:
-    """Hold BLAS to `n` threads; returns how (environment, threadpoolctl, or not at all)."""
-    if "numpy" not in sys.modules:
-        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-            os.environ[var] = str(n)
-        return "environment"
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        log.warning("NumPy is already loaded and threadpoolctl is missing: BLAS threads stay as they are")
-        return "unchanged"
-    threadpool_limits(n, user_api="blas")
-    return "threadpoolctl"
 
 
 def make_workload(vocab_size: int, n_ctx: int, n: int, seed: int) -> list[WorkItem]:

@@ -24,8 +24,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from corrige.bench.engine import limit_blas_threads, machine_info
+from corrige.bench.engine import machine_info
 from corrige.bench.servers import LabServer
+from corrige.model.blas import limit_blas_threads
 
 log = logging.getLogger(__name__)
 
@@ -129,12 +130,11 @@ def run_http_bench(
 
     import httpx
 
-    from corrige.engine import Engine
-    from corrige.server.settings import Settings
+    from corrige.engine import Engine, EngineConfig
     from corrige.tutor.agent import Tutor
 
     tutor = Tutor.load(model)
-    engine_config = Settings(batching=batching, model_dir=model).engine_config()  # what the server runs
+    engine_config = EngineConfig(policy=batching)  # the engine's defaults are the server's
     eos = tutor.tokenizer.special.eos
     sentences = [SENTENCES[i % len(SENTENCES)] for i in range(requests + warmup)]
 

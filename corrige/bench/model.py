@@ -14,7 +14,6 @@ Figures are medians over repetitions; a ratio is the median of the per-repetitio
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import json
 import logging
@@ -33,6 +32,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from corrige.model.blas import blas_threads_limited
 from corrige.model.config import GPTConfig
 from corrige.model.config import preset as preset_config
 from corrige.model.numpy_gpt import KVCache, RuntimeWeights, decode, prefill, prepare
@@ -252,22 +252,6 @@ def _fmt(value: float, unit: str) -> str:
     return f"{value:,.0f}"
 
 
-def _blas_limit(n: int | None):
-    """Hold BLAS to n threads while the benchmark runs (None: leave it as it is).
-
-    One thread is how `corrige serve` and `corrige bench engine` run NumPy: on a small
-    machine whose other cores are busy, a matmul split across threads waits for a time slice.
-    """
-    if n is None:
-        return contextlib.nullcontext()
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        log.warning("threadpoolctl is not installed: BLAS threads stay as they are (OPENBLAS_NUM_THREADS sets them)")
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=n, user_api="blas")
-
-
 def _bench_batch(w, cfg: GPTConfig, B: int, prompts, new_tokens: int, repeats: int, torch, model, advance):
     """Interleaved repetitions at one batch size; returns its entry of the report."""
     cache = KVCache.allocate(cfg, B)
@@ -335,7 +319,7 @@ def run_model_bench(
 
     rng = np.random.default_rng(0)
     results = []
-    with _blas_limit(blas_threads):
+    with blas_threads_limited(blas_threads):  # one thread: as `corrige serve` runs NumPy
         info = machine_info(torch)
         console.print(f"[bold]machine[/] {_describe_machine(info)}")
         console.print(

@@ -21,7 +21,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from corrige.bench.engine import Cell, WorkItem, limit_blas_threads, machine_info, run_cell
+from corrige.bench.engine import Cell, WorkItem, machine_info, run_cell
+from corrige.model.blas import limit_blas_threads
 
 CLIENTS = (1, 8, 32, 64)
 POLICIES = ("none", "continuous")

@@ -24,9 +24,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from corrige.bench.engine import limit_blas_threads, machine_info
+from corrige.bench.engine import machine_info
 from corrige.bench.http import Series, series
 from corrige.bench.servers import LabServer
+from corrige.model.blas import limit_blas_threads
 
 log = logging.getLogger(__name__)
 

@@ -17,20 +17,22 @@ class Policy(StrEnum):
 
 @dataclass(frozen=True)
 class EngineConfig:
-    """Knobs of the engine. Defaults suit the `seed` model (64-token window) on a small CPU."""
+    """Knobs of the engine. Defaults suit the `seed` model (64-token window) on a small CPU, and are
+    what `corrige serve` runs: the server's settings take their defaults from here
+    (`corrige.server.settings`), so `Engine(weights)` behaves as the server's engine does."""
 
     policy: Policy = Policy.CONTINUOUS
     n_slots: int = 64  # KV cache slots, each a whole context window: the most requests in flight
-    max_batch: int = 64  # the most requests in one model call (static and continuous)
-    max_wait_ms: float = 10.0  # static: how long the oldest waiting request waits for a batch to fill
+    max_batch: int = 32  # the most requests in one model call (static and continuous)
+    max_wait_ms: float = 5.0  # static: how long the oldest waiting request waits for a batch to fill
     max_waiting: int = 256  # queued requests beyond this are refused with `Overloaded`
     prefill_token_budget: int = 256  # continuous: prompt tokens admitted per step (one prompt always fits)
-    queue_timeout_s: float | None = 30.0  # waiting longer than this for a slot fails with `DeadlineExceeded`
+    queue_timeout_s: float | None = 10.0  # waiting longer than this for a slot fails with `DeadlineExceeded`
     n_threads: int = 4  # threads: worker threads, each running one request at a time
     # Speculative decoding by prompt lookup (none, static, continuous; greedy requests only): each
     # step also feeds up to this many guessed tokens per request and keeps those greedy agrees
-    # with, so the output is unchanged and a request needs fewer steps. 0 turns it off.
-    speculative_tokens: int = 0
+    # with, so the output is unchanged and a request needs fewer steps (docs/BENCHMARKS.md). 0 turns it off.
+    speculative_tokens: int = 8
     speculative_token_budget: int = 32  # guessed tokens per step in all, shared by the running requests
 
     def __post_init__(self) -> None:

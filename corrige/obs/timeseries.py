@@ -73,7 +73,7 @@ class StepHistory:
             bucket.steps += 1
             bucket.batch_sum += stats.batch_size
             bucket.waiting_sum += stats.num_waiting
-            bucket.tokens += stats.batch_size  # one token per request in the batch
+            bucket.tokens += stats.num_output_tokens or stats.batch_size  # 0: one token per request
             bucket.busy_s += stats.step_s
             if stats.batch_size > bucket.batch_max:
                 bucket.batch_max = stats.batch_size

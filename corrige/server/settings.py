@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from corrige.engine import EngineConfig, Policy
+
+ENGINE = EngineConfig()  # the engine's defaults: the settings below only override them
 
 
 def default_state_dir() -> Path:
@@ -41,13 +43,14 @@ class Settings(BaseSettings):
     gil_switch_ms: float = Field(0.5, gt=0, le=100)
 
     # ---- engine ----
-    batching: Policy = Policy.CONTINUOUS
-    max_batch: int = Field(32, ge=1)
-    n_slots: int = Field(64, ge=1)
-    max_waiting: int = Field(256, ge=1)  # queued requests beyond this are refused with 503
-    max_wait_ms: float = Field(5.0, ge=0)  # static batching: how long a batch waits to fill
-    n_threads: int = Field(4, ge=1)  # threads batching: worker threads
-    queue_timeout_s: float = Field(10.0, gt=0)  # waiting longer than this for the model: 504
+    batching: Policy = ENGINE.policy
+    max_batch: int = Field(ENGINE.max_batch, ge=1)
+    n_slots: int = Field(ENGINE.n_slots, ge=1)
+    max_waiting: int = Field(ENGINE.max_waiting, ge=1)  # queued requests beyond this are refused with 503
+    max_wait_ms: float = Field(ENGINE.max_wait_ms, ge=0)  # static batching: how long a batch waits to fill
+    n_threads: int = Field(ENGINE.n_threads, ge=1)  # threads batching: worker threads
+    # waiting longer than this for the model: 504 (the engine's default is never None)
+    queue_timeout_s: float = Field(cast(float, ENGINE.queue_timeout_s), gt=0)
     # run the engine in a process of its own, so the model does not share the interpreter lock
     # with HTTP, validation and tracing (false: a thread of the server process)
     engine_process: bool = True
@@ -57,8 +60,9 @@ class Settings(BaseSettings):
     engine_restart_backoff_s: float = Field(0.5, ge=0)
     # prompt-lookup speculative decoding: guessed tokens checked per request per step (0: off); the
     # answers are the same either way, in fewer steps (see docs/BENCHMARKS.md)
-    speculative_tokens: int = Field(8, ge=0)
-    speculative_token_budget: int = Field(32, ge=0)  # guessed tokens per step, shared by the running requests
+    speculative_tokens: int = Field(ENGINE.speculative_tokens, ge=0)
+    # guessed tokens per step, shared by the running requests
+    speculative_token_budget: int = Field(ENGINE.speculative_token_budget, ge=0)
 
     # ---- guards ----
     # larger bodies are refused with 413; 64 KiB holds the largest `text` a request may carry (5,000

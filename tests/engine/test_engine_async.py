@@ -20,7 +20,8 @@ from corrige.engine import (
 
 def config(policy: str, **overrides) -> EngineConfig:
     # Fewer slots than requests, so requests queue, join mid-flight and reuse slots.
-    return EngineConfig(policy=policy, **{"n_slots": 16, "max_batch": 16, "max_wait_ms": 1, **overrides})
+    base = {"n_slots": 16, "max_batch": 16, "max_wait_ms": 1, "speculative_tokens": 0}  # one token per step
+    return EngineConfig(policy=policy, **{**base, **overrides})
 
 
 @pytest.mark.parametrize("policy", POLICIES)

@@ -17,7 +17,7 @@ from corrige.engine.restarts import RestartBudget, RestartPolicy
 
 
 def start(restarts: RestartPolicy, on_give_up=None) -> EngineProcess:
-    config = EngineConfig(n_slots=4, max_batch=4)
+    config = EngineConfig(n_slots=4, max_batch=4, speculative_tokens=0)  # one token per step
     build = functools.partial(random_model, "tiny", 3)
     return EngineProcess(build, weights().cfg, config, step_delay_s=0.005, restarts=restarts, on_give_up=on_give_up)
 

@@ -9,7 +9,8 @@ from corrige.engine.request import FinishReason, Request, RequestOutput, Samplin
 
 
 def make_core(policy: str, clock: FakeClock, **config) -> EngineCore:
-    return EngineCore(weights(), EngineConfig(policy=policy, **config), clock)
+    # one token per step, so the tests can count steps (the engine's default guesses tokens too)
+    return EngineCore(weights(), EngineConfig(policy=policy, **{"speculative_tokens": 0, **config}), clock)
 
 
 def add(core: EngineCore, clock: FakeClock, request_id: str, max_tokens: int, prompt_len: int = 4, timeout=None):

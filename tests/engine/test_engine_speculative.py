@@ -52,7 +52,7 @@ def tutor_work(copies: int = 7):
 def test_tutor_answers_are_identical_with_fewer_steps(policy):
     t = tutor()
     work = tutor_work()  # 56 requests in flight at once
-    plain = EngineConfig(policy=policy, n_slots=16, max_batch=16, max_wait_ms=1)
+    plain = EngineConfig(policy=policy, n_slots=16, max_batch=16, max_wait_ms=1, speculative_tokens=0)
     speculative = EngineConfig(**{**vars(plain), "speculative_tokens": 8, "speculative_token_budget": 128})
 
     async def main(config):

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from corrige.engine import Policy
+from corrige.engine import EngineConfig, Policy
 from corrige.server.settings import Settings
 from corrige.server.sse import IncrementalDecoder, event
 from corrige.tokenizer import BPETokenizer
@@ -49,6 +49,16 @@ def test_settings_come_from_corrige_variables(monkeypatch):
     assert settings.model_dir == Path("/tmp/some-model")
     config = settings.engine_config()
     assert config.policy is Policy.STATIC and config.max_batch == 8
+
+
+def test_the_servers_engine_defaults_are_the_engines(monkeypatch):
+    """One source of defaults: `Engine(weights)` in a notebook runs what `corrige serve` runs."""
+    import os
+
+    for name in [n for n in os.environ if n.startswith("CORRIGE_")]:
+        monkeypatch.delenv(name)
+    assert Settings().engine_config() == EngineConfig()
+    assert EngineConfig().speculative_tokens > 0 and EngineConfig().queue_timeout_s is not None
 
 
 def test_bad_settings_are_refused(monkeypatch):
