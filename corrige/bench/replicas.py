@@ -2,8 +2,9 @@
 
 1. answers: the same sentences through one `corrige serve` and through the proxy; every
    correction (text, edits) must be the same;
-2. latency: the same closed-loop load (`corrige.bench.load`, 8 clients) against each, with the
-   machine's load average; the p50 ratio is the proxy's cost;
+2. latency: the same closed-loop load (`corrige.bench.load`, 8 clients, then 1) against each,
+   with the machine's load average; the p50 ratio at 8 clients is what the replicas cost, the
+   p50 difference at 1 client the proxy's own hop;
 3. a replica killed: under a steady closed-loop load, one replica's process gets SIGKILL; every
    request must get an answer (none lost: no transport error or timeout), fewer than 1% may
    fail, and Ray must start a new replica (its own metrics port answers again).
@@ -168,6 +169,7 @@ def run_replicas_bench(
     with LabServer.corrige("continuous", model=model) as one:
         single_answers = answers(one.url, sentences)
         result["one_server"] = _load(one.url, clients, requests, duration, seed)
+        result["one_server_1_client"] = _load(one.url, 1, requests // 4, duration, seed)
     metrics_port = free_port()  # the replicas take the first free ports from here
     extra = ["--replicas", str(replicas), "--metrics-port", str(metrics_port)]
     ray = LabServer.corrige("continuous", model=model, extra=extra)
@@ -180,12 +182,16 @@ def run_replicas_bench(
             "same": sum(a == b for a, b in zip(single_answers, replica_answers, strict=True)),
         }
         result["ray_serve"] = _load(ray.url, clients, requests, duration, seed)
+        result["ray_serve_1_client"] = _load(ray.url, 1, requests // 4, duration, seed)
         result["metrics_ports"] = metrics_ports_up(metrics_port, replicas + 4)
         result["kill"] = kill_one_replica(ray.url, metrics_port, replicas, clients, kill_duration)
     finally:
         stop_gracefully(ray)
     one_p50, ray_p50 = result["one_server"]["p50_ms"], result["ray_serve"]["p50_ms"]
     result["p50_ratio"] = ray_p50 / one_p50 if one_p50 and ray_p50 else None
+    # the proxy's own cost per request: one client, nothing to queue behind
+    alone = result["ray_serve_1_client"]["p50_ms"], result["one_server_1_client"]["p50_ms"]
+    result["proxy_ms_1_client"] = alone[0] - alone[1] if all(alone) else None
     kill = result["kill"]
     result["targets"] = {
         "same answers": result["answers"]["same"] == result["answers"]["sentences"],

@@ -370,11 +370,16 @@ def bench_replicas(
     with console.status(f"one server, then {replicas} replicas under Ray Serve (minutes)"):
         result = run_replicas_bench(replicas, clients, requests, duration, kill_duration, answers, model)
     table = Table("", "p50 ms", "p95 ms", "req/s", "ok / sent", "load average (before → after)", box=None)
-    for name, key in (("one server", "one_server"), (f"{replicas} replicas, Ray Serve", "ray_serve")):
+    rows = [
+        (f"{label}, {n} client{'s' if n > 1 else ''}", key if n == clients else f"{key}_1_client")
+        for n in (clients, 1)
+        for label, key in (("one server", "one_server"), (f"{replicas} replicas, Ray Serve", "ray_serve"))
+    ]
+    for label, key in rows:
         side = result[key]
         load = side["load_average"]
         table.add_row(
-            name,
+            label,
             f"{side['p50_ms']:.1f}",
             f"{side['p95_ms']:.1f}",
             f"{side['req_per_s']:.1f}",
@@ -383,7 +388,8 @@ def bench_replicas(
         )
     console.print(table)
     console.print(
-        f"p50 ratio {result['p50_ratio']:.2f}; same answers {result['answers']['same']} / "
+        f"p50 ratio at {clients} clients {result['p50_ratio']:.2f}; "
+        f"proxy at 1 client +{result['proxy_ms_1_client']:.1f} ms; same answers {result['answers']['same']} / "
         f"{result['answers']['sentences']}; replica metrics ports {result['metrics_ports']}"
     )
     kill = result["kill"]

@@ -176,6 +176,10 @@ def run(overrides: dict[str, Any], plan: ReplicaPlan, host: str, port: int) -> N
     SIGINT, then delete the application (each replica drains) and stop Ray."""
     import ray
 
+    # Ray starts its workers (the replicas, the proxy) at niceness 15 so that its own daemons come
+    # first; on a machine shared with other work that starves the replicas. They run at the
+    # niceness of `corrige serve` instead, as one server does (RAY_worker_niceness overrides).
+    os.environ.setdefault("RAY_worker_niceness", "0")
     # room for every replica and one replacement: a killed replica's CPU is released only once Ray
     # has noticed, and its replacement should not wait for that
     cpus = max(os.cpu_count() or 1, math.ceil(plan.max_replicas * plan.num_cpus)) + math.ceil(plan.num_cpus)
@@ -195,6 +199,8 @@ def run(overrides: dict[str, Any], plan: ReplicaPlan, host: str, port: int) -> N
         stop.wait()
         logger.info("stopping: each replica drains")
         serve.delete(APP_NAME)
+        logger.info("replicas stopped")
         serve.shutdown()
     finally:
         ray.shutdown()
+        logger.info("ray stopped")
