@@ -361,6 +361,9 @@ class PostgresStore(PortalStore):
         try:
             migrations.run(store)
             fsync = store.execute("SHOW fsync").fetchone()[0]
+        except psycopg.Error as exc:  # e.g. a role that may not create the tables
+            store.close()
+            raise StoreUnavailable(f"cannot prepare {store.location}: {exc}") from exc
         except BaseException:
             store.close()
             raise

@@ -259,7 +259,7 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
     ErrorCode(
         503,
         "portal_unavailable",
-        "the portal's database could not be opened at start-up (logged; the APIs still serve)",
+        "the portal's database could not be opened at start-up, or cannot be reached (logged; the APIs still serve)",
         "portal",
         where=("portal",),
     ),

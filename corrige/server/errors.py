@@ -18,6 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Send
 
 from corrige.engine import EngineError
+from corrige.portal.store import StoreUnavailable
 from corrige.tutor.codec import PromptTooLong
 
 logger = logging.getLogger(__name__)
@@ -150,7 +151,16 @@ def install_error_handlers(app: FastAPI) -> None:
         settings = request.app.state.settings
         return render(request, from_engine_error(exc, settings.retry_after_s))
 
+    async def on_store_unavailable(request: Request, exc: Exception) -> Response:
+        # the portal's database went away after start-up (PostgreSQL restarted, network): the call that
+        # met it fails, nothing was acknowledged, and the next call connects again
+        logger.warning("learner portal: %s", exc)
+        retry_after = str(request.app.state.settings.retry_after_s)
+        message = "the learner portal's database cannot be reached; try again"
+        return render(request, ApiError(503, "portal_unavailable", message, {"Retry-After": retry_after}))
+
     app.add_exception_handler(ApiError, on_api_error)
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(StarletteHTTPException, on_http_error)
     app.add_exception_handler(EngineError, on_engine_error)
+    app.add_exception_handler(StoreUnavailable, on_store_unavailable)

@@ -101,6 +101,18 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
     ("portal.md", "make serve    # then open"): (NOT_RUN, "`make serve` runs until stopped"),
     ("portal.md", "$ corrige bench portal"): (NOT_RUN, "a benchmark: 600 timed requests, figures of one machine"),
     ("portal.md", "pytest -q tests/web"): (NOT_RUN, "the browser tests, part of the suite"),
+    ("portal.md", "pip install -e '.[postgres]'"): (
+        NOT_RUN,
+        "needs a PostgreSQL server; tests/web runs the store, `corrige serve --database-url` and the bench on one",
+    ),
+    ("scaling.md", "CORRIGE_DATABASE_URL=postgresql://corrige:secret@db.internal/corrige corrige serve"): (
+        NOT_RUN,
+        "needs a PostgreSQL server; tests/web runs `corrige serve` on a real one",
+    ),
+    ("BENCHMARKS.md", "corrige bench portal --rounds 200 --warmup 40 --database"): (
+        NOT_RUN,
+        "a benchmark: two servers, 1,200 timed requests, a PostgreSQL server",
+    ),
     ("retrieval.md", "learner sentence + edits + categories"): (NO_OUTPUT, "a diagram"),
     ("retrieval.md", "retriever = Retriever.load()"): (RUN, "test_retrieval_snippet_returns_what_it_says"),
     ("retrieval.md", 'corrige rules search "casado con"'): (NO_OUTPUT, "commands"),

@@ -119,3 +119,28 @@ def burst(
             future.result()
     with lock:
         return set(acks)
+
+
+def test_a_postgresql_that_goes_away_is_a_503_and_then_the_portal_serves_again(model_dir, tmp_path, postgres):
+    import psycopg
+
+    url = postgres.fresh_url() + "&application_name=corrige-lost"
+    env = portal_env(model_dir, tmp_path, CORRIGE_WARMUP="false", CORRIGE_RULES="off", CORRIGE_DATABASE_URL=url)
+    server = ServerProcess(["-m", "corrige.cli", "serve", "--no-access-log"], env, tmp_path / "server.log").start()
+    try:
+        with httpx.Client(base_url=server.url, timeout=30.0) as client:
+            csrf = {"X-CSRF-Token": client.get("/portal/api/session").json()["csrf_token"]}
+            question = client.get("/portal/api/quiz/question").json()
+            body = {"question_id": question["question_id"], "answer": question["sentence"]}
+            assert client.post("/portal/api/quiz/answer", json=body, headers=csrf).status_code == 200
+            with psycopg.connect(postgres.url, autocommit=True) as admin:
+                admin.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'corrige-lost'"
+                )
+            lost = client.post("/portal/api/quiz/answer", json=body, headers=csrf)
+            assert lost.status_code == 503 and lost.json()["error"]["code"] == "portal_unavailable"
+            assert lost.headers["retry-after"]
+            assert client.post("/portal/api/quiz/answer", json=body, headers=csrf).status_code == 200
+            assert attempts(client.get("/portal/api/progress").json()) == 2
+    finally:
+        server.stop()

@@ -110,6 +110,20 @@ def test_postgresql_refuses_truncate_too(postgres, table):
     store.close()
 
 
+def test_a_lost_postgresql_connection_fails_one_call_and_the_next_connects_again(postgres):
+    import psycopg
+
+    store = PortalStore.open(postgres.fresh_url())
+    store.append(submission(request_id="before"))
+    with psycopg.connect(postgres.url, autocommit=True) as admin:  # as a restart of PostgreSQL would
+        admin.execute("SELECT pg_terminate_backend(%s)", (store.conn.info.backend_pid,))
+    with pytest.raises(StoreUnavailable, match="lost the connection"):
+        store.append(submission(request_id="lost"))  # never retried: its commit might have happened
+    store.append(submission(request_id="after"))
+    assert store.request_ids() == {"before", "after"}
+    store.close()
+
+
 def test_an_exam_question_takes_one_answer(store):
     exam = store.start_exam("ana", ["q7", "q8"])
     store.append(submission(mode="exam", exam_id=exam.id, request_id="a"))
