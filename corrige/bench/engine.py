@@ -16,8 +16,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
-import platform
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -27,6 +25,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from corrige.bench.machine import machine_info
 from corrige.model.blas import limit_blas_threads
 
 log = logging.getLogger(__name__)
@@ -207,27 +206,6 @@ def run_cell(
         acceptance=(after.accepted_tokens - before.accepted_tokens) / max(after.draft_tokens - before.draft_tokens, 1),
         model_ms_per_request=model[0] / max(after.finished - before.finished, 1) * 1e3,
     )
-
-
-def machine_info(blas_limit: str) -> dict[str, Any]:
-    import numpy as np
-
-    cpu = platform.processor() or platform.machine()
-    try:
-        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    info: dict[str, Any] = {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version()}
-    info |= {"numpy": np.__version__, "blas_limit": blas_limit}
-    try:
-        from threadpoolctl import threadpool_info
-
-        info["blas"] = [f"{i['internal_api']} {i['version']} ({i['num_threads']} threads)" for i in threadpool_info()]
-    except ImportError:
-        pass
-    if hasattr(os, "getloadavg"):
-        info["load_average_1min"] = round(os.getloadavg()[0], 2)
-    return info
 
 
 def targets(cells: list[Cell]) -> dict[str, Any]:

@@ -17,14 +17,14 @@ import asyncio
 import json
 import logging
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from corrige.bench.engine import machine_info
+from corrige.bench.machine import Series, machine_info, numpy_blas, series
 from corrige.bench.servers import LabServer
 from corrige.model.blas import limit_blas_threads
 
@@ -56,23 +56,7 @@ SENTENCES = (
 TARGETS = {"http_p50_ms": 10.0, "http_p95_ms": 15.0, "overhead_p50_ms": 1.0, "http_layers_p50_ms": 1.0}
 
 
-@dataclass
-class Series:
-    name: str
-    n: int
-    p50_ms: float
-    p95_ms: float
-    mean_ms: float
-
-
 TUTOR_STAGES = ("tokenize", "format", "rules")  # the server's stages that are the tutor's work, not HTTP's
-
-
-def series(name: str, samples_s: list[float]) -> Series:
-    import numpy as np
-
-    ms = np.asarray(samples_s) * 1e3
-    return Series(name, len(ms), float(np.percentile(ms, 50)), float(np.percentile(ms, 95)), float(ms.mean()))
 
 
 class _RawClient:
@@ -304,7 +288,7 @@ def markdown(result: dict[str, Any]) -> str:
         "```",
         "",
         f"{m.get('cores')} cores ({m.get('cpu')}), Python {m.get('python')}, NumPy {m.get('numpy')}, "
-        f"BLAS {', '.join(m.get('blas', [])) or m.get('blas_limit')}; 1-minute load average at the start "
+        f"BLAS {', '.join(numpy_blas(m)) or m.get('blas_limit')}; 1-minute load average at the start "
         f"{m.get('load_average_1min')}. Model: {result['model']}. The client, the server (with its engine",
         "process, unless `CORRIGE_ENGINE_PROCESS=false`) and the in-process engine share the machine's cores.",
         "",

@@ -18,7 +18,6 @@ import inspect
 import json
 import logging
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -32,6 +31,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from corrige.bench.machine import machine_info, numpy_blas
 from corrige.model.blas import blas_threads_limited
 from corrige.model.config import GPTConfig
 from corrige.model.config import preset as preset_config
@@ -150,61 +150,9 @@ def _import_reference():
     return torch, transformers
 
 
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def _blas() -> list[dict[str, Any]] | None:
-    try:
-        from threadpoolctl import threadpool_info
-    except ImportError:
-        return None
-    keep = ("user_api", "internal_api", "version", "num_threads", "architecture", "threading_layer")
-    numpy_pkg = Path(np.__file__).parent  # wheels ship NumPy's BLAS in numpy.libs/ (or numpy/.dylibs/)
-    libs = []
-    for info in threadpool_info():
-        entry = {k: info[k] for k in keep if k in info}
-        path = Path(info.get("filepath", ""))
-        entry["library"] = path.name
-        entry["used_by_numpy"] = numpy_pkg in path.parents or path.parent == numpy_pkg.parent / "numpy.libs"
-        libs.append(entry)
-    return libs
-
-
-def machine_info(torch=None) -> dict[str, Any]:
-    """What the figures were measured on."""
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        usable = os.cpu_count()
-    info: dict[str, Any] = {
-        "cpu": _cpu_model(),
-        "cores": os.cpu_count(),
-        "usable_cores": usable,
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "blas": _blas(),
-    }
-    if torch is not None:
-        info["torch"] = torch.__version__
-        info["torch_threads"] = torch.get_num_threads()
-        info["omp_wait_policy"] = os.environ.get("OMP_WAIT_POLICY")
-    if hasattr(os, "getloadavg"):
-        info["load_average_1min"] = round(os.getloadavg()[0], 2)
-    return info
-
-
 def _describe_machine(info: dict[str, Any]) -> str:
     parts = [f"{info['cpu']}, {info['usable_cores']} of {info['cores']} cores", f"numpy {info['numpy']}"]
-    blas = [lib for lib in info["blas"] or [] if lib.get("user_api") == "blas"]
-    for lib in [lib for lib in blas if lib["used_by_numpy"]] or blas:  # NumPy's own when it can be told apart
-        parts.append(f"{lib.get('internal_api')} {lib.get('version')} ({lib.get('num_threads')} threads)")
+    parts += numpy_blas(info)
     if "torch" in info:
         parts.append(f"torch {info['torch']} ({info['torch_threads']} threads)")
     return ", ".join(parts)
@@ -320,7 +268,7 @@ def run_model_bench(
     rng = np.random.default_rng(0)
     results = []
     with blas_threads_limited(blas_threads):  # one thread: as `corrige serve` runs NumPy
-        info = machine_info(torch)
+        info = machine_info(torch=torch)
         console.print(f"[bold]machine[/] {_describe_machine(info)}")
         console.print(
             f"[bold]model[/] preset {preset!r} (random weights, {cfg.num_params():,} parameters), "

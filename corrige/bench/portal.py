@@ -29,13 +29,14 @@ import secrets
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
+from corrige.bench.machine import Series, series_ms
 from corrige.bench.servers import LabServer
 from corrige.tutor.agent import BUNDLED_MODEL
 
@@ -47,22 +48,6 @@ PATHS = {
     "grammar": "POST /v1/grammar/correct",
     "tutor_page": "POST /portal/api/correct (tutor page)",
 }
-
-
-@dataclass
-class Series:
-    path: str
-    n: int
-    p50_ms: float
-    p95_ms: float
-    mean_ms: float
-
-
-def summarise(path: str, samples_ms: list[float]) -> Series:
-    import numpy as np
-
-    ms = np.asarray(samples_ms)
-    return Series(path, len(ms), float(np.percentile(ms, 50)), float(np.percentile(ms, 95)), float(ms.mean()))
 
 
 def one_question_per_category(bank) -> list:
@@ -88,7 +73,7 @@ def run_portal_bench(
         raise ValueError("rounds must be positive and warmup not negative")
     import httpx
 
-    from corrige.bench.engine import machine_info
+    from corrige.bench.machine import machine_info
     from corrige.portal.quiz import QuestionBank
     from corrige.tutor.retrieval import default_cache_dir
 
@@ -212,7 +197,7 @@ def _figures(
 ) -> tuple[list[Series], dict[str, float]]:
     import numpy as np
 
-    rows = [summarise(PATHS[name], samples[name]) for name in PATHS]
+    rows = [series_ms(PATHS[name], samples[name]) for name in PATHS]
     portal, grammar, tutor_page = rows
     figures = {
         "portal_p50_ms": portal.p50_ms,
@@ -270,7 +255,7 @@ def _print(console: Console, rows: list[Series], figures: dict[str, float], met:
     for name in ("path", "n", "p50 ms", "p95 ms", "mean ms"):
         table.add_column(name, justify="left" if name == "path" else "right")
     for r in rows:
-        table.add_row(r.path, str(r.n), f"{r.p50_ms:.2f}", f"{r.p95_ms:.2f}", f"{r.mean_ms:.2f}")
+        table.add_row(r.name, str(r.n), f"{r.p50_ms:.2f}", f"{r.p95_ms:.2f}", f"{r.mean_ms:.2f}")
     console.print(table)
     stages = Table(title=f"the portal submit's stages, as the server timed them{on} (p50 ms)")
     stages.add_column("stage")

@@ -21,7 +21,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from corrige.bench.engine import Cell, WorkItem, machine_info, run_cell
+from corrige.bench.engine import Cell, WorkItem, run_cell
+from corrige.bench.machine import machine_info
 from corrige.model.blas import limit_blas_threads
 
 CLIENTS = (1, 8, 32, 64)

@@ -191,7 +191,7 @@ def run_sweep(config: SweepConfig, hooks: SweepHooks | None = None) -> dict[str,
         problems = _log_problems(servers, points)
         for server in servers:
             server.stop()
-    from corrige.bench.engine import machine_info
+    from corrige.bench.machine import machine_info
 
     machine = machine_info("client process (each corrige serve holds BLAS to 1 thread)")
     machine["load_average_1min_start"] = round(load_start, 2) if load_start is not None else None

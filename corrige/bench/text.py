@@ -24,8 +24,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from corrige.bench.engine import machine_info
-from corrige.bench.http import Series, series
+from corrige.bench.machine import Series, machine_info, series
 from corrige.bench.servers import LabServer
 from corrige.model.blas import limit_blas_threads
 

@@ -18,7 +18,7 @@ from corrige.engine.errors import EngineError, InternalError
 from corrige.engine.kv_cache import SlotPool
 from corrige.engine.request import Request, RequestOutput, TokenEvent, error_output
 from corrige.engine.runner import ModelRunner, record_logprobs
-from corrige.engine.scheduler import Scheduler, make_scheduler
+from corrige.engine.scheduler import Scheduler, StepScheduler, make_scheduler
 from corrige.engine.stats import StepStats
 from corrige.model.lookup import LookupDrafter
 from corrige.model.numpy_gpt import RuntimeWeights
@@ -113,6 +113,8 @@ class SchedulerBackedCore:
 
 class EngineCore(SchedulerBackedCore):
     """Scheduler + slot pool + model runner for the none, static and continuous policies."""
+
+    scheduler: StepScheduler
 
     def __init__(
         self,

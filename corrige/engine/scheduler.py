@@ -199,43 +199,6 @@ class Scheduler(ABC):
     @abstractmethod
     def schedule(self, now: float) -> SchedulerOutput: ...
 
-    def update_from_output(
-        self,
-        output: SchedulerOutput,
-        sampled: list[list[int]],
-        now: float,
-        errors: Mapping[int, Exception] | None = None,
-    ) -> list[Request]:
-        """Record each row's new tokens (one, or more with a guess); returns the requests that finished.
-
-        A row whose sampling raised (`errors`, by row) or whose bookkeeping raises here fails its
-        own request with `InternalError`: one bad request must not end its neighbours' answers."""
-        finished: list[Request] = []
-        failures: list[tuple[Request, EngineError]] = []
-        for row, (request_id, tokens) in enumerate(zip(output.row_ids, sampled, strict=True)):
-            request = self.requests[request_id]
-            error = errors.get(row) if errors else None
-            if error is None:
-                try:
-                    if self._record(request, tokens, now):
-                        finished.append(request)
-                    continue
-                except Exception as exc:
-                    error = exc
-            logger.error("request %s failed alone in step %d: %r", request_id, output.step_id, error, exc_info=error)
-            failures.append((request, InternalError(f"the request failed: {error}")))
-        if failures:
-            finished += self.fail_requests(failures, now)
-        return finished + self._after_update(now, bool(finished))
-
-    @abstractmethod
-    def _record(self, request: Request, tokens: list[int], now: float) -> bool:
-        """Take one row's new tokens; True when the request finished (and left)."""
-
-    def _after_update(self, now: float, any_finished: bool) -> list[Request]:
-        """After a step's rows are recorded: tidy up; returns any more requests that finished."""
-        return []
-
     def _can_admit(self, now: float) -> bool:
         return bool(self.waiting) and len(self.running) < self.capacity and self.pool.num_free > 0
 
@@ -296,7 +259,49 @@ class Scheduler(ABC):
         return SchedulerOutput(step_id=self._step_id)
 
 
-class ContinuousScheduler(Scheduler):
+class StepScheduler(Scheduler):
+    """A scheduler whose requests go through the model together, one step at a time (none,
+    static, continuous): the core hands each step's sampled tokens back to `update_from_output`."""
+
+    def update_from_output(
+        self,
+        output: SchedulerOutput,
+        sampled: list[list[int]],
+        now: float,
+        errors: Mapping[int, Exception] | None = None,
+    ) -> list[Request]:
+        """Record each row's new tokens (one, or more with a guess); returns the requests that finished.
+
+        A row whose sampling raised (`errors`, by row) or whose bookkeeping raises here fails its
+        own request with `InternalError`: one bad request must not end its neighbours' answers."""
+        finished: list[Request] = []
+        failures: list[tuple[Request, EngineError]] = []
+        for row, (request_id, tokens) in enumerate(zip(output.row_ids, sampled, strict=True)):
+            request = self.requests[request_id]
+            error = errors.get(row) if errors else None
+            if error is None:
+                try:
+                    if self._record(request, tokens, now):
+                        finished.append(request)
+                    continue
+                except Exception as exc:
+                    error = exc
+            logger.error("request %s failed alone in step %d: %r", request_id, output.step_id, error, exc_info=error)
+            failures.append((request, InternalError(f"the request failed: {error}")))
+        if failures:
+            finished += self.fail_requests(failures, now)
+        return finished + self._after_update(now, bool(finished))
+
+    @abstractmethod
+    def _record(self, request: Request, tokens: list[int], now: float) -> bool:
+        """Take one row's new tokens; True when the request finished (and left)."""
+
+    def _after_update(self, now: float, any_finished: bool) -> list[Request]:
+        """After a step's rows are recorded: tidy up; returns any more requests that finished."""
+        return []
+
+
+class ContinuousScheduler(StepScheduler):
     """Iteration-level scheduling: join and leave between any two decode steps."""
 
     def schedule(self, now: float) -> SchedulerOutput:
@@ -332,7 +337,7 @@ class NoBatchingScheduler(ContinuousScheduler):
     """The naive baseline: capacity 1, so each request runs alone, in arrival order."""
 
 
-class StaticScheduler(Scheduler):
+class StaticScheduler(StepScheduler):
     """Batch-level scheduling: a batch forms, runs to its slowest member, then the next forms."""
 
     def schedule(self, now: float) -> SchedulerOutput:
@@ -388,7 +393,9 @@ class StaticScheduler(Scheduler):
         return min(times, default=None)
 
 
-def make_scheduler(config: EngineConfig, pool: SlotPool, n_ctx: int, drafter: LookupDrafter | None = None) -> Scheduler:
+def make_scheduler(
+    config: EngineConfig, pool: SlotPool, n_ctx: int, drafter: LookupDrafter | None = None
+) -> StepScheduler:
     schedulers = {Policy.NONE: NoBatchingScheduler, Policy.STATIC: StaticScheduler}
     if config.policy is Policy.THREADS:
         raise ValueError("the threads policy has no step scheduler; use ThreadPoolCore")

@@ -47,9 +47,6 @@ class ThreadsScheduler(Scheduler):
             output.add_prefill(request)
         return output
 
-    def _record(self, request: Request, tokens: list[int], now: float) -> bool:
-        raise NotImplementedError("threads-policy workers record their own tokens")
-
     def ready(self, now: float) -> bool:
         return now >= self._next_deadline or self._can_admit(now)
 
@@ -83,6 +80,8 @@ class ThreadsScheduler(Scheduler):
 class ThreadPoolCore(SchedulerBackedCore):
     """The threads policy's core: the same interface as `EngineCore`, with N workers doing
     the model calls. Its `step()` only retires, expires and admits; it never blocks."""
+
+    scheduler: ThreadsScheduler
 
     def __init__(
         self,

@@ -17,7 +17,6 @@ from corrige.server.errors import ApiError
 from corrige.server.guards import DrainState
 from corrige.server.service import CorrectionService
 from corrige.server.settings import Settings
-from corrige.tutor.agent import Tutor
 
 
 def _loaded(request: Request, name: str):
@@ -33,10 +32,6 @@ async def get_settings(request: Request) -> Settings:
 
 async def get_engine(request: Request) -> Engine:
     return _loaded(request, "engine")
-
-
-async def get_tutor(request: Request) -> Tutor:
-    return _loaded(request, "tutor")
 
 
 async def get_service(request: Request) -> CorrectionService:
@@ -59,6 +54,5 @@ def meta_of(request: Request) -> RequestMeta:
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 EngineDep = Annotated[Engine, Depends(get_engine)]
-TutorDep = Annotated[Tutor, Depends(get_tutor)]
 ServiceDep = Annotated[CorrectionService, Depends(get_service)]
 DrainDep = Annotated[DrainState, Depends(get_drain)]

@@ -89,17 +89,14 @@ def from_prompt_too_long(exc: PromptTooLong, field: str) -> ApiError:
     return ApiError(422, exc.code, f"{field}: {exc}")
 
 
-def request_id_of(request: Request) -> str | None:
-    return getattr(request.state, "request_id", None)
-
-
 def render(request: Request, error: ApiError) -> Response:
     """The error model; or, when the app's `error_page` hook renders one for this request (the
     learner portal's pages and form posts), the learner's page."""
     page_for = getattr(request.app.state, "error_page", None)
     if page_for is not None and (page := page_for(request.scope, error)) is not None:
         return page
-    return JSONResponse(error_body(error.code, error.message, request_id_of(request)), error.status, error.headers)
+    request_id = getattr(request.state, "request_id", None)  # None: refused before the request was named
+    return JSONResponse(error_body(error.code, error.message, request_id), error.status, error.headers)
 
 
 def field_name(loc: tuple) -> str:

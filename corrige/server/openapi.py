@@ -32,7 +32,7 @@ from fastapi import routing as fastapi_routing
 from fastapi.routing import APIRoute
 
 from corrige.obs.budget import BudgetError, budget_profiles
-from corrige.server.deps import get_engine, get_service, get_tutor
+from corrige.server.deps import get_engine, get_service
 from corrige.server.error_codes import BY_CODE, ErrorCode, codes_of, unstated_codes
 from corrige.server.guards import DrainMiddleware, RateLimitMiddleware, text_pattern
 from corrige.server.languagetool import CODE_HEADER
@@ -50,7 +50,6 @@ REF = "#/components/schemas/{model}"
 DEPENDENCY_TRAITS = {
     get_service: ("model", "loaded"),
     get_engine: ("loaded",),
-    get_tutor: ("loaded",),
     get_portal: ("portal",),
     api_session: ("csrf",),
 }

@@ -20,17 +20,30 @@ the same exercise).
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Protocol
 
 from corrige.tutor.agent import Correction
 from corrige.tutor.retrieval import Mode, Retriever, RuleHit
 
 Key = tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]
+
+
+class EditLike(Protocol):
+    """An edit as `cards_for` reads it (`corrige.tutor.edits.Edit`, the portal's question edits)."""
+
+    @property
+    def original(self) -> str: ...
+    @property
+    def replacement(self) -> str: ...
+    @property
+    def category(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,22 +114,38 @@ class RuleLookup:
         key = self.key(correction)
         if key is None:
             return NO_RULES
-        cached = self._cached(key)
-        if cached is not None:
-            return cached
+        return (await self._find([key]))[0]
+
+    async def cards_for(self, edits: Sequence[tuple[str, EditLike]]) -> list[dict | None]:
+        """The best card of each (sentence, edit) on its own (`RuleHit.summary()`, or None), found
+        as `find` finds answers (the same cache; the searches a cache miss needs in one hop to the
+        worker thread, or BM25's answers when it is busy): the learner portal sets each
+        highlighted change next to its own rule."""
+        keys: list[Key] = [(s, ((e.original, e.replacement),), (e.category,)) for s, e in edits]
+        return [answer.hits[0].summary() if answer.hits else None for answer in await self._find(keys)]
+
+    async def _find(self, keys: list[Key]) -> list[RuleAnswer]:
+        answers = [self._cached(key) for key in keys]
+        missing = [key for key, answer in zip(keys, answers, strict=True) if answer is None]
+        if missing:
+            found = iter(await self._search_missing(missing))
+            answers = [answer or next(found) for answer in answers]
+        return [answer for answer in answers if answer is not None]
+
+    async def _search_missing(self, keys: list[Key]) -> list[RuleAnswer]:
         if self.mode == "bm25":  # a fraction of a millisecond: not worth a thread hop
-            return self._search(key, "bm25")
+            return [self._search(key, "bm25") for key in keys]
         server_busy = self.busy is not None and self.busy()
         with self._lock:
             busy = server_busy or self._in_flight > 0
             if not busy:
                 self._in_flight += 1
         if busy:
-            self.degraded += 1
-            answer = self._search(key, "bm25", store=False)
-            return RuleAnswer(answer.hits, "bm25", degraded=True)
+            self.degraded += len(keys)
+            return [RuleAnswer(self._search(key, "bm25", store=False).hits, "bm25", degraded=True) for key in keys]
         try:
-            return await asyncio.get_running_loop().run_in_executor(self._executor, self._search, key, self.mode)
+            search = functools.partial(self._search_each, keys, self.mode)
+            return await asyncio.get_running_loop().run_in_executor(self._executor, search)
         finally:
             with self._lock:
                 self._in_flight -= 1
@@ -144,6 +173,9 @@ class RuleLookup:
             self._cache.move_to_end(key)
             self.hits += 1
         return RuleAnswer(answer.hits, answer.mode, cached=True)
+
+    def _search_each(self, keys: list[Key], mode: Mode) -> list[RuleAnswer]:
+        return [self._search(key, mode) for key in keys]
 
     def _search(self, key: Key, mode: Mode, store: bool = True) -> RuleAnswer:
         sentence, edits, categories = key

@@ -90,6 +90,26 @@ def test_a_busy_server_gets_bm25_without_touching_the_encoder(hybrid_retriever):
     assert idle.mode == "hybrid" and not idle.degraded
 
 
+def test_the_portals_cards_are_one_per_edit_from_the_same_cache(hybrid_retriever):
+    lookup = RuleLookup(hybrid_retriever, k=3)
+    went = goed().edits[0]
+    to = married(3).edits[0]
+    pairs = [(SENTENCE, went), (married(3).sentence, to)]
+    cards = asyncio.run(lookup.cards_for(pairs))
+    assert [c["category"] for c in cards] == ["past_irregular", "preposition"]
+    assert (lookup.hits, lookup.misses) == (0, 2)
+    # the grammar API's answer for the one-edit sentence is the same query: a cache hit, same first card
+    answer = asyncio.run(lookup.find(goed()))
+    assert answer.cached and answer.hits[0].summary() == cards[0]
+    assert asyncio.run(lookup.cards_for(pairs)) == cards and (lookup.hits, lookup.misses) == (3, 2)
+
+
+def test_a_busy_server_gets_the_portal_bm25_cards(hybrid_retriever):
+    lookup = RuleLookup(hybrid_retriever, k=3, busy=lambda: True)
+    (card,) = asyncio.run(lookup.cards_for([(married(4).sentence, married(4).edits[0])]))
+    assert card["category"] == "preposition" and lookup.degraded == 1 and not lookup._cache
+
+
 def test_the_readmes_lookup_figure_is_the_retrieval_benchmarks():
     """README's cost of a first lookup is `corrige bench retrieval`'s hybrid row in docs/retrieval.md."""
     root = Path(__file__).resolve().parents[2]

@@ -23,7 +23,6 @@ out only after the write is on disk.
 
 from __future__ import annotations
 
-import asyncio
 import re
 import time
 from functools import lru_cache
@@ -52,7 +51,7 @@ from corrige.portal.views import (
     question_view,
     text_view,
 )
-from corrige.server.deps import ServiceDep
+from corrige.server.deps import ServiceDep, request_id_of
 from corrige.server.errors import ApiError, validation_message
 from corrige.server.guards import check_text
 from corrige.server.languagetool import message_of, utf16
@@ -60,6 +59,7 @@ from corrige.server.schemas import TextCorrectResponse, text_field
 from corrige.server.service import CorrectionService
 from corrige.server.text_service import correct_text
 from corrige.tutor.edits import Edit
+from corrige.tutor.rule_lookup import RuleLookup
 from corrige.tutor.text import MAX_TEXT_CHARS
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
@@ -185,10 +185,6 @@ async def api_session(request: Request, portal: PortalDep) -> Session:
 CsrfSession = Annotated[Session, Depends(api_session)]
 
 
-def request_id(request: Request) -> str:
-    return request.state.request_id
-
-
 def form_error(visit: Visit, error: ApiError) -> HTMLResponse:
     """A failed form post: an HTML page for a browser's form; a JSON body sent to a form path is an
     API-style request and gets the error model."""
@@ -202,7 +198,7 @@ def error_page(visit: Visit, error: ApiError) -> HTMLResponse:
     the API's wording; the code and request id are in the markup only."""
     message = visit.t.error(error.code, error.status)
     response = visit.page(
-        "error.html", error.status, error=error, message=message, request_id=request_id(visit.request)
+        "error.html", error.status, error=error, message=message, request_id=request_id_of(visit.request)
     )
     response.headers.update(error.headers)
     return response
@@ -306,17 +302,17 @@ class AnswerBody(Strict):
 # ---------------------------------------------------------------- the work
 
 
-def retriever_of(service: CorrectionService):
-    """The server's retriever (loaded once at start-up), or None when rule cards are off."""
-    return getattr(getattr(service, "rules", None), "retriever", None)
+def rules_of(service: CorrectionService) -> RuleLookup | None:
+    """The server's rule lookup (its retriever loaded once at start-up), or None when rule cards are off."""
+    return getattr(service, "rules", None)
 
 
 async def correct(portal: Portal, service: CorrectionService, request: Request, sentence: str) -> dict:
     """The tutor's correction with each edit's rule card."""
     meta = getattr(request.state, "meta", None)
     prepared = service.prepare(sentence, meta=meta)
-    correction = service.format(prepared, await service.generate(prepared, request_id(request)))
-    cards = await portal.cards.for_edits(retriever_of(service), correction.sentence, correction.edits)
+    correction = service.format(prepared, await service.generate(prepared, request_id_of(request)))
+    cards = await portal.cards.for_edits(rules_of(service), [(correction.sentence, e) for e in correction.edits])
     return correction_view(
         correction.sentence, correction.corrected, correction.gloss, correction.abstained, correction.edits, cards
     )
@@ -327,9 +323,9 @@ async def correct_whole_text(portal: Portal, service: CorrectionService, request
     path's cards) and its gloss in the page's language."""
     response = await correct_text(service, text, request.state.meta, rules=False)
     result = TextCorrectResponse.model_validate_json(response.body)
-    retriever = retriever_of(service)
-    found = await asyncio.gather(*(portal.cards.for_edits(retriever, s.sentence, s.edits) for s in result.sentences))
-    cards = [card for sentence in found for card in sentence]
+    cards = await portal.cards.for_edits(
+        rules_of(service), [(s.sentence, e) for s in result.sentences for e in s.edits]
+    )
     glosses = [message_of(e, t.lang == "es") for s in result.sentences for e in s.edits]
     return text_view(result, cards, glosses, utf16(result.text), t)
 
@@ -360,7 +356,7 @@ def question_edit(q: Question) -> Edit:
 
 
 async def question_card(portal: Portal, service: CorrectionService, q: Question) -> dict | None:
-    return (await portal.cards.for_edits(retriever_of(service), q.sentence, [question_edit(q)]))[0]
+    return (await portal.cards.for_edits(rules_of(service), [(q.sentence, question_edit(q))]))[0]
 
 
 async def submit_answer(
@@ -384,7 +380,7 @@ async def submit_answer(
     verdict = grade(question.sentence, question.expected, answer)
     graded = time.perf_counter()
     prepared = service.prepare(question.sentence, "question", getattr(request.state, "meta", None))
-    tutor = service.format(prepared, await service.generate(prepared, request_id(request)))
+    tutor = service.format(prepared, await service.generate(prepared, request_id_of(request)))
     modelled = time.perf_counter()
     record = Submission(
         learner=learner,
@@ -396,7 +392,7 @@ async def submit_answer(
         expected=question.expected,
         grade=verdict.value,
         tutor=tutor.corrected,
-        request_id=request_id(request),
+        request_id=request_id_of(request),
         exam_id=exam_id,
     )
     try:
@@ -591,7 +587,7 @@ async def api_correct(
     result = await correct(portal, service, request, body.sentence)
     t = TEXTS[pick_lang(None, request.cookies.get(LANG_COOKIE))]
     html = render("_correction.html", t=t, result=result)
-    return JSONResponse({"request_id": request_id(request), **result, "html": html})
+    return JSONResponse({"request_id": request_id_of(request), **result, "html": html})
 
 
 @router.post("/portal/api/text")
@@ -604,7 +600,7 @@ async def api_text(
     t = TEXTS[pick_lang(None, request.cookies.get(LANG_COOKIE))]
     view = await correct_whole_text(portal, service, request, body.text, t)
     html = render("_text_correction.html", t=t, lang=t.lang, csrf=session.csrf, view=view)
-    return JSONResponse({"request_id": request_id(request), **view, "html": html})
+    return JSONResponse({"request_id": request_id_of(request), **view, "html": html})
 
 
 # OpenAPI links: how a client (and schemathesis' stateful phase) goes from a question or an exam to
@@ -656,7 +652,7 @@ async def api_quiz_answer(
     if meta is not None:
         timings["total"] = 1e3 * (time.perf_counter() - meta.received_at)
     rounded = {stage: round(ms, 3) for stage, ms in timings.items()}
-    return JSONResponse({"request_id": request_id(request), **feedback, "html": html, "timings_ms": rounded})
+    return JSONResponse({"request_id": request_id_of(request), **feedback, "html": html, "timings_ms": rounded})
 
 
 @router.post("/portal/api/exams", operation_id="portal_exam_start", responses=EXAM_LINKS)
