@@ -44,6 +44,7 @@ bench: $(VENV)/.dev
 	$(VENV)/bin/corrige bench sweep --peer --output docs/bench/sweep.json --plot docs/bench/sweep.png --markdown docs/bench/sweep.md
 	$(VENV)/bin/corrige bench soak --minutes 30 --output docs/bench/soak.json --plot docs/bench/soak.png
 	$(VENV)/bin/corrige bench fuzz --minutes 10 --seed 0 --output docs/bench/fuzz.json
+	$(VENV)/bin/corrige bench replicas --output docs/bench/replicas.json
 
 # ruff, then the import contracts ([tool.importlinter]: layers, no cycles) and mypy ([tool.mypy]),
 # both cached (.import_linter_cache, .mypy_cache): a few seconds once warm

@@ -116,6 +116,12 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
     ("retrieval.md", "learner sentence + edits + categories"): (NO_OUTPUT, "a diagram"),
     ("retrieval.md", "retriever = Retriever.load()"): (RUN, "test_retrieval_snippet_returns_what_it_says"),
     ("retrieval.md", 'corrige rules search "casado con"'): (NO_OUTPUT, "commands"),
+    ("scaling.md", "corrige serve --replicas 2                     # 2 replicas"): (
+        NOT_RUN,
+        "servers that run until stopped; tests/cluster/test_ray_serve_e2e.py runs `--replicas 2`",
+    ),
+    ("scaling.md", "kubectl apply -f deploy/k8s/"): (NOT_RUN, "needs a Kubernetes cluster; tests/cluster checks them"),
+    ("BENCHMARKS.md", "corrige bench replicas"): (NOT_RUN, "a benchmark: Ray, two replicas, about 6 minutes"),
     ("tracing.md", "http.request                      root"): (NO_OUTPUT, "the span tree"),
     ("tracing.md", "TRACEPARENT= corrige tool rules"): (RUN, "test_tracing_orphan_example"),
 }
