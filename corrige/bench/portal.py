@@ -215,7 +215,10 @@ def _figures(
 def bench_schema(database: str) -> Iterator[str]:
     """A schema of the bench's own in `database` (the URL given, `search_path` set to it), dropped
     at the end with its tables: the run leaves the database as it found it."""
-    import psycopg
+    try:
+        import psycopg
+    except ImportError as exc:
+        raise RuntimeError("--database needs psycopg: pip install 'corrige[postgres]'") from exc
 
     from corrige.portal.store import redact, with_search_path
 

@@ -121,6 +121,11 @@ class Settings(BaseSettings):
     # ---- testing ----
     debug_step_delay_ms: float = Field(0.0, ge=0)  # sleep after every model step (fault injection; keep 0)
 
+    @field_validator("database_url", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        return None if value == "" else value  # CORRIGE_DATABASE_URL= : SQLite, as when unset
+
     @field_validator("database_url")
     @classmethod
     def _postgres_url(cls, value: SecretStr | None) -> SecretStr | None:

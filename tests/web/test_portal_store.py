@@ -254,6 +254,7 @@ def test_database_url_must_be_postgresql():
     with pytest.raises(ValidationError, match="postgresql://"):
         Settings(database_url="mysql://db/corrige")
     assert Settings(database_url="postgresql://db/corrige").portal_location == "postgresql://db/corrige"
+    assert Settings(database_url="").database_url is None  # an empty variable is no URL: SQLite
 
 
 def test_a_session_round_trips_and_a_forged_cookie_does_not():
