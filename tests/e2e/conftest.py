@@ -18,7 +18,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))  # the shared fixture model
 
 from e2e_support import ServerProcess  # noqa: E402
-from server_support import build_fixture_model, bundled_model_available  # noqa: E402
+from server_support import bundled_model_available  # noqa: E402
 
 from corrige.tutor.agent import BUNDLED_MODEL  # noqa: E402
 
@@ -29,11 +29,10 @@ SERVE = ["-m", "corrige.cli", "serve"]
 
 
 @pytest.fixture(scope="session")
-def model_dir(tmp_path_factory) -> Path:
-    """The bundled tutor when it is there (real corrections), else a random fixture model."""
-    if bundled_model_available():
-        return BUNDLED_MODEL
-    return build_fixture_model(tmp_path_factory.mktemp("e2e-model"))
+def model_dir() -> Path:
+    """The bundled tutor (it ships with the package): real corrections, which the tests check."""
+    assert bundled_model_available(), f"no model in {BUNDLED_MODEL}"
+    return BUNDLED_MODEL
 
 
 def base_env(model_dir: Path, **extra: str) -> dict[str, str]:

@@ -107,8 +107,12 @@ def test_stream_yields_every_token_then_the_output(policy):
     assert [e.index for e in events] == list(range(9))
     stats = output.stats
     assert stats.num_output_tokens == 9 and len(stats.inter_token_s) == 8
-    assert 0 <= stats.queue_s <= stats.ttft_s <= stats.latency_s
-    assert stats.prefill_s >= 0 and stats.decode_s >= 0
+    assert stats.num_steps == 9  # one token per step: each one stamped by its own step
+    assert all(gap > 0 for gap in stats.inter_token_s)
+    # the phases split the request's time: waiting, then the prompt, then the other tokens
+    assert stats.queue_s + stats.prefill_s == pytest.approx(stats.ttft_s)
+    assert sum(stats.inter_token_s) == pytest.approx(stats.decode_s)
+    assert stats.ttft_s + stats.decode_s <= stats.latency_s  # the last token, then the finish (threads: retired later)
 
 
 def test_cancelling_the_awaiting_task_frees_the_slot_within_one_step(gate):

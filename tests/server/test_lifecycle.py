@@ -52,8 +52,10 @@ def test_before_the_model_is_loaded_routes_answer_503_not_ready(make_settings):
     client = TestClient(app)  # no `with`: the lifespan never runs
     response = client.post(URL, json={"sentence": "Hi."})
     assert response.status_code == 503 and error_of(response)["code"] == "not_ready"
-    assert client.get("/readyz").status_code == 503
-    assert client.get("/healthz").status_code == 200
+    ready = client.get("/readyz")
+    assert ready.status_code == 503 and error_of(ready)["code"] == "not_ready"
+    assert ready.headers["retry-after"] == "1"
+    assert client.get("/healthz").json() == {"status": "ok"}
 
 
 def test_a_full_queue_answers_503_overloaded_with_retry_after(make_settings, gate):

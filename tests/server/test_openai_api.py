@@ -98,7 +98,8 @@ def test_errors_reach_the_openai_client_with_status_and_code(oai, client):
     response = client.post("/v1/completions", json={"model": "corrige-tutor", "prompt": "Hi.", "n": 2})
     assert response.status_code == 422 and error_of(response)["message"].startswith("n:")
     response = client.post("/v1/completions", json={"model": "corrige-tutor", "prompt": "Hi.", "max_tokens": 500})
-    assert response.status_code == 422
+    assert response.status_code == 422 and error_of(response)["code"] == "validation_error"
+    assert error_of(response)["message"].startswith("max_tokens:")  # over max_completion_tokens (256)
     response = client.post("/v1/completions", json={"model": "corrige-tutor", "prompt": "Hi.", "max_tokens": 100})
     assert response.status_code == 422 and error_of(response)["code"] == "invalid_request"  # beyond the window
 

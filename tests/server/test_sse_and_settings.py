@@ -97,7 +97,9 @@ def test_serve_refuses_an_unknown_batching_policy():
     from corrige import cli
 
     result = CliRunner().invoke(cli.app, ["serve", "--batching", "dynamic"])
-    assert result.exit_code != 0
+    assert result.exit_code == 2  # a usage error, before anything starts
+    assert "batching" in result.output and "'dynamic'" in result.output
+    assert "'none', 'threads', 'static' or 'continuous'" in result.output  # what it takes
 
 
 def test_the_gil_switch_interval_follows_the_settings(make_settings):

@@ -45,8 +45,22 @@ def test_training_exports_a_model_the_tutor_loads(trained):
     assert cfg.n_layer == 1 and (out / "tokenizer.json").is_file()
     meta = json.loads((out / "train_config.json").read_text())
     assert meta["train"]["preset"] == "smoke"
-    correction = Tutor.load(out).correct("Yesterday I goed to the store")
-    assert correction.sentence == "Yesterday I goed to the store"  # untrained: probably abstains, never crashes
+    # the tutor serves the model that was trained: its NumPy logits are the checkpoint's torch logits
+    import torch
+
+    from corrige.model.numpy_gpt import KVCache, prefill
+    from corrige.model.torch_gpt import TorchGPT
+
+    tutor = Tutor.load(out)
+    model = TorchGPT(cfg)
+    model.load_state_dict(torch.load(out / "checkpoint.pt", weights_only=False)["model"])
+    prompt = tutor.build_prompt("Yesterday I goed to the store")
+    with torch.no_grad():
+        want = model.eval()(torch.tensor([prompt]))[0, -1].numpy()
+    got = prefill(tutor.weights, KVCache.allocate(cfg, 1), [prompt], [0])[0]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    correction = tutor.correct("Yesterday I goed to the store")  # untrained: it may abstain, but answers
+    assert correction.sentence == "Yesterday I goed to the store" and correction.corrected
 
 
 def test_resume_continues_from_the_checkpoint(trained, tmp_path):
