@@ -150,7 +150,7 @@ def corrige_env() -> dict[str, str]:
 
 def application(overrides: dict[str, Any], plan: ReplicaPlan, metrics_host: str = "127.0.0.1") -> serve.Application:
     """The deployment with the plan's options, bound to the settings every replica builds."""
-    settings = {k: (str(v) if k == "model_dir" else v) for k, v in overrides.items()}
+    settings: dict[str, Any] = {k: (str(v) if k == "model_dir" else v) for k, v in overrides.items()}
     options = plan.deployment_options()
     # Ray's own per-request log line follows the server's access log setting
     options["logging_config"] = {"enable_access_log": bool(Settings(**settings).access_log)}
