@@ -96,6 +96,8 @@ def test_serve_help_states_each_settings_default_and_variable():
         default = _default(field)
         if isinstance(default, bool):
             assert shown == (option.opts[0] if default else option.secondary_opts[0]).removeprefix("--")
+        elif default is None and field == "database_url":  # none: the learner records stay in SQLite
+            assert shown == "SQLite at PORTAL_DB"
         elif default is None:  # the model: the bundled one
             assert field == "model_dir" and shown.endswith(str(BUNDLED_MODEL.relative_to(REPO)))
         elif isinstance(default, int | float):
