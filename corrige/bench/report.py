@@ -54,14 +54,18 @@ TITLES = {
 }
 
 
-def grid_table(result: dict[str, Any], metric: str) -> Table:
-    header, rows = grid(result, metric)
-    table = Table(title=TITLES[metric])
+def _table(title: str, header: list[str], rows: list[list[str]]) -> Table:
+    """A table whose first column is a label (left) and the others figures (right)."""
+    table = Table(title=title)
     for i, name in enumerate(header):
         table.add_column(name, justify="right" if i else "left")
     for row in rows:
         table.add_row(*row)
     return table
+
+
+def grid_table(result: dict[str, Any], metric: str) -> Table:
+    return _table(TITLES[metric], *grid(result, metric))
 
 
 def _errors(result: dict[str, Any]) -> list[str]:
@@ -192,12 +196,7 @@ def breakdown_table(result: dict[str, Any], clients: int) -> Table:
         f"where the time goes at {clients} clients: server stage medians, client latency outside the handler, "
         "CPU as a share of one core and per request (engine loop thread, of which forward passes)"
     )
-    table = Table(title=title)
-    for i, name in enumerate(header):
-        table.add_column(name, justify="right" if i else "left")
-    for row in rows:
-        table.add_row(*row)
-    return table
+    return _table(title, header, rows)
 
 
 def sweep_tables(result: dict[str, Any]) -> list[Table]:

@@ -300,6 +300,15 @@ class StepScheduler(Scheduler):
         """After a step's rows are recorded: tidy up; returns any more requests that finished."""
         return []
 
+    def _append(self, request: Request, tokens: list[int], now: float) -> FinishReason | None:
+        """Append a row's tokens up to the first that stops the request (the rest are dropped:
+        tokens after a stop or past max_tokens); returns why it stopped, or None."""
+        for token in tokens:
+            reason = request.append_token(token, now, self.n_ctx)
+            if reason is not None:
+                return reason
+        return None
+
 
 class ContinuousScheduler(StepScheduler):
     """Iteration-level scheduling: join and leave between any two decode steps."""
@@ -320,12 +329,10 @@ class ContinuousScheduler(StepScheduler):
         return output
 
     def _record(self, request: Request, tokens: list[int], now: float) -> bool:
-        for token in tokens:
-            reason = request.append_token(token, now, self.n_ctx)
-            if reason is not None:  # tokens after a stop (or past max_tokens) are dropped
-                self._finish(request, reason, now)
-                return True
-        return False
+        reason = self._append(request, tokens, now)
+        if reason is not None:
+            self._finish(request, reason, now)
+        return reason is not None
 
     def _after_update(self, now: float, any_finished: bool) -> list[Request]:
         if any_finished:
@@ -355,11 +362,8 @@ class StaticScheduler(StepScheduler):
         return output
 
     def _record(self, request: Request, tokens: list[int], now: float) -> bool:
-        for token in tokens:
-            # An early finisher stops generating but keeps its slot until the batch ends.
-            request.finish_reason = request.append_token(token, now, self.n_ctx)
-            if request.finish_reason is not None:
-                break
+        # An early finisher stops generating but keeps its slot until the batch ends.
+        request.finish_reason = self._append(request, tokens, now)
         return False
 
     def _after_update(self, now: float, any_finished: bool) -> list[Request]:
