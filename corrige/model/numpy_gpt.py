@@ -517,19 +517,11 @@ def prefill(
     cache: KVCache,
     prompts: Sequence[Sequence[int]],
     slots: Sequence[int] | np.ndarray,
-    all_logits: bool = False,
-    start_positions: Sequence[int] | None = None,
-    tail_logits: Sequence[int] | None = None,
-) -> np.ndarray | list[np.ndarray]:
-    """Run B prompts (any lengths ≥ 1) into the given slots, from position 0 by default.
-
-    With `start_positions`, prompt b continues the sequence already cached in its slot at
-    positions `0..start_positions[b]-1` (several tokens at once, e.g. to verify a guessed
-    continuation). Tokens are packed (no padding) for every matmul; only attention uses a
-    padded (B, H, L, L_keys) view. Returns the last token's logits per prompt (B, V); with
-    `tail_logits`, those of each prompt's last `tail_logits[b]` tokens, packed in prompt order
-    (sum(tail_logits), V) (speculative decoding checks every guessed token but never needs a
-    new prompt's other rows); with `all_logits`, a list of (len_b, V) arrays.
+) -> np.ndarray:
+    """Run B prompts (any lengths ≥ 1) into the given slots from position 0; returns the last
+    token's logits per prompt (B, V). Tokens are packed (no padding) for every matmul; only
+    attention uses a padded (B, H, L, L) view. (Every position's logits of one sequence, or a
+    continuation of a cached one: `extend`; several continuations at once: `verify`.)
     """
     cfg = w.cfg
     slots = _as_indices(slots)
@@ -539,10 +531,7 @@ def prefill(
         raise ValueError("prefill needs one slot per prompt (at least one prompt)")
     if lengths.min() < 1:
         raise ValueError("every prompt needs at least one token")
-    offsets = np.zeros(B, dtype=np.intp) if start_positions is None else _as_indices(start_positions)
-    if len(offsets) != B or (offsets < 0).any():
-        raise ValueError("start_positions needs one non-negative position per prompt")
-    if (offsets + lengths).max() > cfg.n_ctx:
+    if lengths.max() > cfg.n_ctx:
         raise ValueError(f"a prompt of {lengths.max()} tokens does not fit the {cfg.n_ctx}-token window")
     slot_list = slots.tolist()
     _check_slots(cache, slot_list)
@@ -553,14 +542,10 @@ def prefill(
     starts = np.cumsum(lengths) - lengths  # (B,) first packed row of each prompt
     row = np.repeat(np.arange(B), lengths)  # (N,) which prompt
     local = np.arange(N) - starts[row]  # (N,) index in its prompt
-    pos = local + offsets[row]  # (N,) position in its sequence
+    pos = local  # (N,) position in its sequence
     padded = row * L + local  # (N,) row in the (B*L, ..) padded layout
-    Lk = int((offsets + lengths).max())  # keys to attend over
-    if offsets.any():  # (B, 1, L, Lk): query i of prompt b sees keys up to offsets[b] + i
-        visible = np.arange(Lk)[None, None, :] <= offsets[:, None, None] + np.arange(L)[None, :, None]
-        mask = np.where(visible, np.float32(0), np.float32(-np.inf))[:, None]
-    else:
-        mask = w.causal[:L, :L]
+    Lk = L  # keys to attend over
+    mask = w.causal[:L, :L]
     slot_of = slots[row]  # (N,)
     run = _is_run(slot_list)
     s0 = slot_list[0]
@@ -593,18 +578,7 @@ def prefill(
         np.matmul(s.att, lw.proj, out=s.delta)  # (N, d+1)
         x += s.delta
         _mlp_block(x, lw, s)
-    if all_logits:
-        _normalize_into(x, s.ln)
-        return np.split(s.ln @ w.head, np.cumsum(lengths)[:-1])
-    ends = starts + lengths
-    if tail_logits is None:
-        x = x[ends - 1]  # (B, d+1) each prompt's last token
-    else:
-        tails = _as_indices(tail_logits)
-        if len(tails) != B or (tails < 1).any() or (tails > lengths).any():
-            raise ValueError("tail_logits needs one count in 1..len(prompt) per prompt")
-        first = np.repeat(ends - tails, tails)  # (R,) packed row of each prompt's first kept token
-        x = x[first + np.arange(len(first)) - np.repeat(np.cumsum(tails) - tails, tails)]  # (R, d+1)
+    x = x[starts + lengths - 1]  # (B, d+1) each prompt's last token
     last = _with_ones_column(len(x), d + 1)
     _normalize_into(x, last)
-    return last @ w.head  # (B, V), or (R, V) with tail_logits
+    return last @ w.head  # (B, V)

@@ -21,16 +21,9 @@ def test_extend_matches_a_full_prefill(weights):
     cache = KVCache.allocate(weights.cfg, 2)
     prefill(weights, cache, [seq[:3]], [1])
     got = extend(weights, cache, seq[3:], 1, 3)
-    ref = prefill(weights, KVCache.allocate(weights.cfg, 1), [seq], [0], all_logits=True)[0][3:]
+    # each position's logits are those of a prefill of the sequence up to it
+    ref = [prefill(weights, KVCache.allocate(weights.cfg, 1), [seq[: i + 1]], [0])[0] for i in range(3, len(seq))]
     np.testing.assert_allclose(got, ref, atol=1e-5)
-
-
-def test_prefill_from_an_offset_matches_extend(weights):
-    cache = KVCache.allocate(weights.cfg, 1)
-    prefill(weights, cache, [[1, 2, 3]], [0])
-    a = prefill(weights, cache, [[4, 5]], [0], all_logits=True, start_positions=[3])[0]
-    b = extend(weights, cache, [4, 5], 0, 3)
-    np.testing.assert_allclose(a, b, atol=1e-5)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -89,23 +82,8 @@ def test_the_growing_index_guesses_what_a_full_scan_guesses(seed):
         context.append(token)
 
 
-def test_tail_logits_are_the_last_rows_of_each_prompt(weights):
-    prompts, starts, tails = [[1, 2, 3, 4], [5, 6], [7, 8, 9]], [0, 3, 2], [1, 2, 3]
-    cache = KVCache.allocate(weights.cfg, 3)
-    prefill(weights, cache, [[11, 12, 13], [14, 15]], [1, 2])  # what slots 1 and 2 continue
-    reference = KVCache.allocate(weights.cfg, 3)
-    reference.k[:], reference.v[:] = cache.k, cache.v
-    got = prefill(weights, cache, prompts, [0, 1, 2], start_positions=starts, tail_logits=tails)
-    full = prefill(weights, reference, prompts, [0, 1, 2], start_positions=starts, all_logits=True)
-    want = np.concatenate([rows[len(rows) - t :] for rows, t in zip(full, tails, strict=True)])
-    assert got.shape == (sum(tails), weights.cfg.vocab_size)
-    np.testing.assert_allclose(got, want, atol=1e-5)
-    with pytest.raises(ValueError, match="tail_logits"):
-        prefill(weights, cache, prompts, [0, 1, 2], start_positions=starts, tail_logits=[1, 3, 1])
-
-
 @pytest.mark.parametrize("slots", [[0, 1, 2, 3], [3, 0, 2, 5]])
-def test_verify_equals_prefill_from_each_position(weights, slots):
+def test_verify_equals_extend_from_each_position(weights, slots):
     """Padded chunks (a row's last token repeated) change nothing, whatever the slots, up to the window's end."""
     n_ctx = weights.cfg.n_ctx
     rng = np.random.default_rng(len(slots) + slots[0])
@@ -117,7 +95,7 @@ def test_verify_equals_prefill_from_each_position(weights, slots):
     for cache in (a, b):
         prefill(weights, cache, history, slots)
     got = verify(weights, a, chunks, slots, cached)
-    want = np.concatenate(prefill(weights, b, chunks, slots, start_positions=cached, all_logits=True))
+    want = np.concatenate([extend(weights, b, c, slot, n) for c, slot, n in zip(chunks, slots, cached, strict=True)])
     np.testing.assert_allclose(got, want, atol=1e-5)
     for slot, start, chunk in zip(slots, cached, chunks, strict=True):  # the same keys/values, nothing past the chunk
         end = start + len(chunk)

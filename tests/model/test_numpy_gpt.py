@@ -8,7 +8,7 @@ transformers = pytest.importorskip("transformers")
 
 from corrige.model import preset  # noqa: E402
 from corrige.model.generate import greedy_generate  # noqa: E402
-from corrige.model.numpy_gpt import KVCache, decode, prefill, prepare  # noqa: E402
+from corrige.model.numpy_gpt import KVCache, decode, extend, prefill, prepare  # noqa: E402
 from corrige.model.weights import random_params, save_model  # noqa: E402
 
 TOL = 1e-4
@@ -29,15 +29,15 @@ def hf_logits(hf, tokens):
         return hf(torch.tensor([tokens])).logits[0].numpy()  # (T, V)
 
 
-def test_prefill_of_mixed_lengths_matches_every_position(models):
+def test_prefill_of_mixed_lengths_and_extend_at_every_position_match(models):
     cfg, w, hf = models
     rng = np.random.default_rng(1)
     lengths = [1, 5, cfg.n_ctx // 2, 3, cfg.n_ctx]
     prompts = [rng.integers(0, cfg.vocab_size, n).tolist() for n in lengths]
     cache = KVCache.allocate(cfg, 8)
     slots = [6, 0, 3, 7, 1]  # out of order, not consecutive
-    per_prompt = prefill(w, cache, prompts, slots, all_logits=True)
-    last = prefill(w, KVCache.allocate(cfg, 8), prompts, slots)
+    last = prefill(w, cache, prompts, slots)  # each prompt's last position, batched
+    per_prompt = [extend(w, KVCache.allocate(cfg, 1), p, 0, 0) for p in prompts]  # every position, one at a time
     for i, (prompt, got) in enumerate(zip(prompts, per_prompt, strict=True)):
         ref = hf_logits(hf, prompt)
         assert got.shape == ref.shape

@@ -71,13 +71,12 @@ def test_kept_and_one_off_scratch_agree(model, monkeypatch):
     prompts = [rng.integers(0, cfg.vocab_size, n).tolist() for n in (cfg.n_ctx, cfg.n_ctx // 2, 3) * 8]
     assert sum(map(len, prompts)) >= ng._KEEP_ROWS[0]  # large enough to use the kept buffers
     slots = list(range(len(prompts)))
-    kept = prefill(w, KVCache.allocate(cfg, len(prompts)), prompts, slots, all_logits=True)
+    kept = prefill(w, KVCache.allocate(cfg, len(prompts)), prompts, slots)
     smaller = prefill(w, KVCache.allocate(cfg, 2), prompts[:2], [1, 0])  # reuses a prefix of them
     monkeypatch.setattr(ng, "_KEEP_ROWS", (0, 0))
-    one_off = prefill(w, KVCache.allocate(cfg, len(prompts)), prompts, slots, all_logits=True)
-    for a, b in zip(kept, one_off, strict=True):
-        np.testing.assert_array_equal(a, b)
-    np.testing.assert_allclose(smaller, [kept[0][-1], kept[1][-1]], atol=1e-5, rtol=0)  # other batch, other rounding
+    one_off = prefill(w, KVCache.allocate(cfg, len(prompts)), prompts, slots)
+    np.testing.assert_array_equal(kept, one_off)
+    np.testing.assert_allclose(smaller, kept[:2], atol=1e-5, rtol=0)  # other batch, other rounding
 
 
 def test_threads_on_disjoint_slots_match_one_thread(model):

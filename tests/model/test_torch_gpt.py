@@ -6,7 +6,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from corrige.model import preset  # noqa: E402
-from corrige.model.numpy_gpt import KVCache, prefill, prepare  # noqa: E402
+from corrige.model.numpy_gpt import KVCache, extend, prepare  # noqa: E402
 from corrige.model.torch_gpt import TorchGPT  # noqa: E402
 from corrige.model.weights import check_params, random_params  # noqa: E402
 
@@ -24,7 +24,7 @@ def test_logits_match_the_numpy_runtime():
     tokens = [5, 9, 1, 40, 2, 7]
     with torch.no_grad():
         ref = model(torch.tensor([tokens]))[0].numpy()
-    ours = prefill(prepare(params, cfg), KVCache.allocate(cfg, 1), [tokens], [0], all_logits=True)[0]
+    ours = extend(prepare(params, cfg), KVCache.allocate(cfg, 1), tokens, 0, 0)  # every position's logits
     np.testing.assert_allclose(ours, ref, atol=1e-4, rtol=0)
 
 
