@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import signal
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
@@ -18,6 +19,7 @@ from corrige.bench.servers import LabServer, free_port
 pytest.importorskip("ray.serve", reason="the cluster extra (ray[serve]) is not installed")
 
 READY_TIMEOUT_S = 240.0
+SENTENCE = {"sentence": "She have two cats"}
 
 
 @pytest.mark.slow
@@ -48,7 +50,18 @@ def test_two_replicas_behind_the_proxy() -> None:
             assert proxied.status_code == 404 and proxied.json()["error"]["code"] == "metrics_disabled"
         ports = metrics_ports_up(metrics_port, 6)
         assert len(ports) == 2
-        totals = [httpx.get(f"http://127.0.0.1:{p}/metrics").text.count("corrige:requests_total{") for p in ports]
+        # the proxy may send a few requests all to one replica: send rounds of 8 at once until each
+        # replica has counted some (bounded), then every replica's own /metrics must show its count
+        for _ in range(10):
+            totals = [httpx.get(f"http://127.0.0.1:{p}/metrics").text.count("corrige:requests_total{") for p in ports]
+            if all(totals):
+                break
+            with ThreadPoolExecutor(8) as pool:
+                list(
+                    pool.map(
+                        lambda _: httpx.post(f"{server.url}/v1/grammar/correct", json=SENTENCE, timeout=30), range(8)
+                    )
+                )
         assert all(totals), totals
         # SIGTERM: the replicas drain, Ray stops, the command exits 0
         assert server.proc is not None
