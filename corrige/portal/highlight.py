@@ -16,10 +16,16 @@ from typing import Literal, Protocol
 
 
 class EditLike(Protocol):
-    start: int
-    end: int
-    original: str
-    replacement: str
+    """An edit as the highlighter reads it (`corrige.tutor.edits.Edit`, a response's edit)."""
+
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    @property
+    def original(self) -> str: ...
+    @property
+    def replacement(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)

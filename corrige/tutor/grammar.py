@@ -142,7 +142,7 @@ def pick_subject(rng: random.Random, question: bool = False, third: bool = False
     """
     r = rng.random()
     if r < 0.5 and not gendered:
-        pool = ("he", "she", "they") if third else ("I", "you", "he", "she", "we", "they")
+        pool: tuple[str, ...] = ("he", "she", "they") if third else ("I", "you", "he", "she", "we", "they")
         if question:
             pool = tuple(p for p in pool if p != "I")
         return PRONOUNS[rng.choice(pool)]
