@@ -23,7 +23,7 @@ from corrige.engine.process import EngineProcess, random_model
 def start(step_delay_s: float = 0.0, **config) -> EngineProcess:
     """The child builds the same random weights as `weights()` here; a step delay keeps requests
     running long enough to be seen running."""
-    config = EngineConfig(**{"n_slots": 8, "max_batch": 8, **config})
+    config = EngineConfig(**{"n_slots": 8, "max_batch": 8, "speculative_tokens": 0, **config})
     return EngineProcess(functools.partial(random_model, "tiny", 3), weights().cfg, config, step_delay_s=step_delay_s)
 
 
@@ -139,7 +139,9 @@ def test_an_event_loop_can_read_the_results_itself():
 
     async def main():
         loop = asyncio.get_running_loop()
-        config = EngineConfig(n_slots=8, max_batch=8)
+        config = EngineConfig(
+            n_slots=8, max_batch=8, speculative_tokens=0
+        )  # one token a step: the kill lands mid-request
         engine = await asyncio.to_thread(
             EngineProcess, functools.partial(random_model, "tiny", 3), w.cfg, config, step_delay_s=0.005, loop=loop
         )
