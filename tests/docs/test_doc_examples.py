@@ -114,6 +114,10 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
         "a benchmark: two servers, 1,200 timed requests, a PostgreSQL server",
     ),
     ("retrieval.md", "learner sentence + edits + categories"): (NO_OUTPUT, "a diagram"),
+    ("ARCHITECTURE.md", "client ──HTTP──► SERVER PROCESS"): (
+        NO_OUTPUT,
+        "a diagram; tests/docs/test_architecture_doc.py checks the names in it",
+    ),
     ("retrieval.md", "retriever = Retriever.load()"): (RUN, "test_retrieval_snippet_returns_what_it_says"),
     ("retrieval.md", 'corrige rules search "casado con"'): (NO_OUTPUT, "commands"),
     ("scaling.md", "corrige serve --replicas 2                     # 2 replicas"): (
