@@ -1,3 +1,4 @@
+import functools
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,7 @@ def test_adding_the_gloss_token_keeps_every_other_id(tok):
     assert added.special.gloss not in added.encode(text)
 
 
+_bundled = functools.cache(BPETokenizer.load)  # one load per model for hypothesis's many examples
 BUNDLED = sorted(p.parent for p in (Path(__file__).parents[1] / "corrige" / "models").glob("*/tokenizer.json"))
 
 
@@ -96,12 +98,3 @@ def test_any_text_round_trips_and_never_becomes_a_special_token(model_dir, text)
     specials = {loaded.special.pad, loaded.special.bos, loaded.special.sep, loaded.special.eos, loaded.special.gloss}
     assert not set(ids) & specials
     assert loaded.decode(ids) == text
-
-
-_LOADED: dict[Path, BPETokenizer] = {}
-
-
-def _bundled(model_dir: Path) -> BPETokenizer:
-    if model_dir not in _LOADED:
-        _LOADED[model_dir] = BPETokenizer.load(model_dir)
-    return _LOADED[model_dir]

@@ -66,10 +66,15 @@ INPUTS = ("sentence", "text")  # a correction request holds exactly one of them
 
 
 def _one_input_schema(schema: dict[str, Any]) -> None:
-    """Each input a string when sent (never null), and exactly one of them sent."""
+    """Each input a string when sent (never null), and exactly one of them sent; an example of each."""
     for name in INPUTS:
         schema["properties"][name].pop("default", None)
     schema["oneOf"] = [{"required": [name]} for name in INPUTS]
+    # what /docs shows as the example body: left to itself it fills both inputs from their pattern
+    schema["examples"] = [
+        {"sentence": "Yesterday I goed to the store"},
+        {"text": "Dear Ana,\nYesterday I goed to the store. My sister have two cats."},
+    ]
 
 
 def _input_error(loc: str, kind: str, message: str, data: Any) -> ValidationError:

@@ -508,34 +508,20 @@ def predict_as_text(
     pieces that fit are corrected, one that does not is left as written. A row counts as
     abstained when nothing changed and some piece was not corrected (too long, abstained); a text
     the tutor refuses outright (`TextRefused`) as refused."""
-    from corrige.tutor.text import TextRefused, finish, plan_text
+    from corrige.tutor.text import TextRefused, correct_texts
 
     outputs: list[Output] = []
     bs = tutor.config.batch_size
     for start in range(0, len(sources), bs):
         chunk = list(sources[start : start + bs])
-        plans: list[Any] = []
-        for s in chunk:
-            try:
-                plans.append(plan_text(s, tutor.fits))
-            except TextRefused as exc:
-                plans.append(exc)
-        todo = [(n, i, k, p.source) for n, plan in enumerate(plans) if not isinstance(plan, TextRefused)
-                for i, k, p in plan.to_correct]  # fmt: skip
-        results = tutor.correct_many([t[3] for t in todo]) if todo else []
-        per_row: dict[int, dict[tuple[int, int], Correction]] = {}
-        for (n, i, k, _), c in zip(todo, results, strict=True):
-            per_row.setdefault(n, {})[(i, k)] = c
-        for n, (source, plan) in enumerate(zip(chunk, plans, strict=True)):
-            if isinstance(plan, TextRefused):
-                outputs.append(_refused(source, plan))
+        for source, text in zip(chunk, correct_texts(tutor, chunk), strict=True):
+            if isinstance(text, TextRefused):
+                outputs.append(_refused(source, text))
                 continue
-            text = finish(plan, per_row.get(n, {}))
             missed = [s for s in text.sentences if s.status in ("abstained", "too_long")]
             abstained = not text.changed and bool(missed)
-            outputs.append(
-                Output(text.corrected, abstained, False, missed[0].reason or missed[0].status if abstained else None)
-            )
+            reason = (missed[0].reason or missed[0].status) if abstained else None
+            outputs.append(Output(text.corrected, abstained, False, reason))
         if on_batch:
             on_batch(len(chunk))
     return outputs

@@ -589,11 +589,30 @@ def sentence_result(plan: TextPlan, index: int, corrections: dict[tuple[int, int
 def correct_text(tutor: Tutor, text: str) -> TextCorrection:
     """Split `text`, correct every piece in one batched call (`Tutor.correct_many`), and give the
     edits as offsets into `text`. Raises `TextRefused` for a text the tutor does not take."""
-    plan = plan_text(text, tutor.fits)
-    todo = plan.to_correct
-    results = tutor.correct_many([p.source for _, _, p in todo]) if todo else []
-    corrections = {(i, k): c for (i, k, _), c in zip(todo, results, strict=True)}
-    return finish(plan, corrections)
+    (result,) = correct_texts(tutor, [text])
+    if isinstance(result, TextRefused):
+        raise result
+    return result
+
+
+def correct_texts(tutor: Tutor, texts: Sequence[str]) -> list[TextCorrection | TextRefused]:
+    """`correct_text` for several texts, every piece of all of them in one `correct_many` call; a
+    text the tutor does not take gives its `TextRefused` in its place."""
+    plans: list[TextPlan | TextRefused] = []
+    for text in texts:
+        try:
+            plans.append(plan_text(text, tutor.fits))
+        except TextRefused as exc:
+            plans.append(exc)
+    todo = [(n, i, k, piece.source) for n, plan in enumerate(plans) if isinstance(plan, TextPlan)
+            for i, k, piece in plan.to_correct]  # fmt: skip
+    results = tutor.correct_many([t[3] for t in todo]) if todo else []
+    corrections: dict[int, dict[tuple[int, int], Correction]] = {}
+    for (n, i, k, _), c in zip(todo, results, strict=True):
+        corrections.setdefault(n, {})[(i, k)] = c
+    return [
+        plan if isinstance(plan, TextRefused) else finish(plan, corrections.get(n, {})) for n, plan in enumerate(plans)
+    ]
 
 
 def finish(plan: TextPlan, corrections: dict[tuple[int, int], Correction]) -> TextCorrection:

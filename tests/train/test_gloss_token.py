@@ -2,18 +2,21 @@
 training it: nothing it learned moves, the new token starts where " /" was, the card tells both runs."""
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 pytest.importorskip("torch")
 
+from test_train_smoke import SMOKE  # noqa: E402
+
 from corrige.model.config import preset  # noqa: E402
 from corrige.model.weights import load_model, random_params, save_model  # noqa: E402
 from corrige.tokenizer import BPETokenizer  # noqa: E402
 from corrige.train.card import render_card  # noqa: E402
 from corrige.train.gloss_token import EMBEDDING, add_gloss_token  # noqa: E402
-from corrige.train.loop import TrainConfig, train  # noqa: E402
+from corrige.train.loop import train  # noqa: E402
 from corrige.tutor.data import make_splits  # noqa: E402
 from corrige.tutor.format import render_target  # noqa: E402
 
@@ -48,21 +51,8 @@ def test_the_new_token_starts_as_a_copy_of_the_separator_it_replaces(old_model):
 
 
 def test_training_on_from_an_old_model_converts_it_and_the_card_tells_both_runs(old_model, tmp_path):
-    cfg = TrainConfig(
-        preset="smoke",
-        n_train=300,
-        n_dev=10,
-        n_test=10,
-        batch_size=8,
-        max_steps=2,
-        lr=0.0,
-        eval_every=100,
-        eval_examples=4,
-        checkpoint_every=100,
-        warmup_steps=1,
-        threads=1,
-        init_from=str(old_model),
-    )
+    cfg = replace(SMOKE, n_train=300, n_dev=10, n_test=10, batch_size=8, max_steps=2, lr=0.0, eval_every=100,
+                  eval_examples=4, checkpoint_every=100, warmup_steps=1, init_from=str(old_model))  # fmt: skip
     train(cfg, tmp_path)
     tok = BPETokenizer.load(tmp_path)
     model_cfg, params = load_model(tmp_path)
