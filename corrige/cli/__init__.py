@@ -1,7 +1,7 @@
 """The `corrige` command line. Heavy imports happen inside commands so `--help` is instant.
 
 The commands live in one module per area; each adds itself to `app` or a sub-app here:
-`core` (version, train, correct, eval, serve), `bench` (benchmarks), `rules` (knowledge base),
+`core` (version, train, correct, eval), `serve`, `bench` (benchmarks), `rules` (knowledge base),
 `corpus` (training sentences).
 """
 
@@ -51,4 +51,8 @@ def _numpy_runtime_threads() -> None:
     limit_blas_threads(int(os.environ.get("CORRIGE_BLAS_THREADS", "1")))
 
 
-from corrige.cli import bench, core, corpus, lab, obs, portal, rules, soak, tool  # noqa: E402,F401  (each module registers its commands)
+# Each module registers its commands; `corrige --help` lists them in that order (serve after eval).
+# isort: off
+from corrige.cli import bench, core, serve  # noqa: E402,F401
+from corrige.cli import corpus, lab, obs, portal, rules, soak, tool  # noqa: E402,F401
+# isort: on
