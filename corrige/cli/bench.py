@@ -7,7 +7,18 @@ from typing import Annotated
 
 import typer
 
-from corrige.cli import MODEL_HELP, bench_app, console
+from corrige.cli import bench_app, console
+from corrige.cli.options import (
+    ALL_POLICIES,
+    Clients,
+    JsonFlag,
+    JsonOutput,
+    ModelOption,
+    Policies,
+    ints,
+    words,
+    write_json,
+)
 
 
 @bench_app.command("model")
@@ -18,7 +29,7 @@ def bench_model(
     new_tokens: Annotated[int, typer.Option(help="Greedy tokens generated per request.")] = 20,
     repeats: Annotated[int, typer.Option(help="Interleaved repetitions per batch size (medians are reported).")] = 15,
     reference: Annotated[bool, typer.Option(help="Also time transformers' generate (needs torch).")] = True,
-    output: Annotated[Path | None, typer.Option(help="Write the results as JSON here.")] = None,
+    output: JsonOutput = None,
 ) -> None:
     """NumPy runtime vs transformers `generate` on the same weights: prefill, decode step, request time."""
     from corrige.bench.model import run_model_bench
@@ -37,25 +48,23 @@ def bench_model(
 
 @bench_app.command("engine")
 def bench_engine(
-    policies: Annotated[str, typer.Option(help="Comma-separated: none, threads, static, continuous.")] = (
-        "none,threads,static,continuous"
-    ),
-    clients: Annotated[str, typer.Option(help="Comma-separated concurrent closed-loop clients.")] = "1,2,4,8,16,32,64",
+    policies: Policies = ALL_POLICIES,
+    clients: Clients = "1,2,4,8,16,32,64",
     requests: Annotated[int, typer.Option(help="Measured requests per cell (0: max(320, 16 x clients)).")] = 0,
     duration: Annotated[float, typer.Option(help="Seconds per cell at most; requests in flight then finish.")] = 4.0,
     model: Annotated[Path | None, typer.Option(help="Trained model directory.  [default: random weights]")] = None,
     preset: Annotated[str, typer.Option(help="Preset of the random weights.")] = "seed",
     threads: Annotated[int, typer.Option(help="Worker threads of the threads policy.")] = 4,
     blas_threads: Annotated[int, typer.Option(help="BLAS threads (1 avoids spinning on small machines).")] = 1,
-    output: Annotated[Path | None, typer.Option(help="Write the results as JSON here.")] = None,
+    output: JsonOutput = None,
 ) -> None:
     """Serving policies under closed-loop load: requests/s, tokens/s, p50/p95 latency, batch size, overhead."""
     from corrige.bench.engine import run_engine_bench
 
     run_engine_bench(
         console,
-        policies=[p.strip() for p in policies.split(",")],
-        clients=[int(c) for c in clients.split(",")],
+        policies=words(policies),
+        clients=list(ints(clients)),
         requests=requests,
         duration=duration,
         model=model,
@@ -69,22 +78,22 @@ def bench_engine(
 @bench_app.command("speculative")
 def bench_speculative(
     policies: Annotated[str, typer.Option(help="Comma-separated: none, static, continuous.")] = "none,continuous",
-    clients: Annotated[str, typer.Option(help="Comma-separated concurrent closed-loop clients.")] = "1,8,32,64",
+    clients: Clients = "1,8,32,64",
     tokens: Annotated[int, typer.Option(help="Guessed tokens per request per step when on.")] = 8,
     budget: Annotated[int, typer.Option(help="Guessed tokens per step in all, shared by the requests.")] = 32,
     rounds: Annotated[int, typer.Option(help="Off/on pairs per cell (medians are reported).")] = 3,
     requests: Annotated[int, typer.Option(help="Measured requests per run (0: max(200, 8 x clients)).")] = 0,
     duration: Annotated[float, typer.Option(help="Seconds per run at most; requests in flight then finish.")] = 2.0,
-    model: Annotated[Path | None, typer.Option(help=MODEL_HELP)] = None,
-    output: Annotated[Path | None, typer.Option(help="Write the results as JSON here.")] = None,
+    model: ModelOption = None,
+    output: JsonOutput = None,
 ) -> None:
     """Prompt-lookup speculative decoding off vs on, in process, on real corrections: req/s, p50, steps."""
     from corrige.bench.speculative import run_speculative_bench
 
     run_speculative_bench(
         console,
-        policies=[p.strip() for p in policies.split(",")],
-        clients=[int(c) for c in clients.split(",")],
+        policies=words(policies),
+        clients=list(ints(clients)),
         speculative_tokens=tokens,
         budget=budget,
         rounds=rounds,
@@ -100,11 +109,11 @@ def bench_http(
     requests: Annotated[int, typer.Option(help="Measured corrections each way (HTTP and in process).")] = 400,
     warmup: Annotated[int, typer.Option(help="Unmeasured corrections first, each way.")] = 40,
     block: Annotated[int, typer.Option(help="Requests per block; HTTP and in-process blocks alternate.")] = 25,
-    model: Annotated[Path | None, typer.Option(help=MODEL_HELP)] = None,
+    model: ModelOption = None,
     batching: Annotated[str, typer.Option(help="The server's and the in-process engine's policy.")] = "continuous",
     access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="Server access log.")] = False,
     output: Annotated[Path | None, typer.Option(help="Write the results as Markdown here.")] = None,
-    json_output: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON here.")] = None,
+    json_output: JsonFlag = None,
 ) -> None:
     """One correction at a time through a real `corrige serve` vs the same pipeline in process: p50/p95, overhead."""
     from corrige.bench.http import run_http_bench
@@ -126,9 +135,9 @@ def bench_http(
 def bench_text(
     requests: Annotated[int, typer.Option(help="Measured corrections of each (the email, its sentence).")] = 200,
     warmup: Annotated[int, typer.Option(help="Unmeasured corrections of each first.")] = 20,
-    model: Annotated[Path | None, typer.Option(help=MODEL_HELP)] = None,
+    model: ModelOption = None,
     batching: Annotated[str, typer.Option(help="The server's batching policy.")] = "continuous",
-    json_output: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON here.")] = None,
+    json_output: JsonFlag = None,
 ) -> None:
     """A 150-word email (`text`) vs one of its sentences over HTTP, interleaved, 1 client: p50/p95 and their ratio."""
     from corrige.bench.text import run_text_bench
@@ -141,7 +150,7 @@ def bench_retrieval(
     queries: Annotated[int, typer.Option(help="Evaluation queries to time (0: all).")] = 0,
     repeats: Annotated[int, typer.Option(help="Passes over the queries.")] = 1,
     blas_threads: Annotated[int, typer.Option(help="BLAS threads (the server's default is 1).")] = 1,
-    output: Annotated[Path | None, typer.Option(help="Write the results as JSON here.")] = None,
+    output: JsonOutput = None,
 ) -> None:
     """Retriever.search latency per mode (bm25, dense, hybrid) over the evaluation queries: p50/p95/p99 ms."""
     import json
@@ -153,7 +162,7 @@ def bench_retrieval(
     how = limit_blas_threads(blas_threads)
     from rich.table import Table
 
-    from corrige.tutor import retrieval_eval as reval
+    from corrige.evaluation import retrieval_eval as reval
     from corrige.tutor.retrieval import Retriever
 
     t0 = time.perf_counter()
@@ -200,11 +209,10 @@ def bench_observability(
     clients: Annotated[int, typer.Option(min=2, help="Concurrency of the throughput run.")] = 32,
     load_requests: Annotated[int, typer.Option(min=10, help="Requests per round at --clients.")] = 800,
     batching: Annotated[str, typer.Option(help="Batching policy of both servers.")] = "continuous",
-    model: Annotated[Path | None, typer.Option(help=MODEL_HELP)] = None,
-    output: Annotated[Path | None, typer.Option(help="Write the results as JSON here.")] = None,
+    model: ModelOption = None,
+    output: JsonOutput = None,
 ) -> None:
     """What tracing + metrics cost: a server with both on vs one with both off, same run, medians and ratios."""
-    import json
 
     from rich.table import Table
 
@@ -241,9 +249,7 @@ def bench_observability(
             f"with tracing + metrics (median of the paired rounds; {min(rounds_cpu):+.0%}..{max(rounds_cpu):+.0%})"
         )
     if output:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-        console.print(f"[green]wrote[/] {output}")
+        write_json(output, result)
 
 
 @bench_app.command("fuzz")
@@ -251,8 +257,8 @@ def bench_fuzz(
     minutes: Annotated[float, typer.Option(min=0.2, help="Time budget in all, split between the two runs.")] = 10.0,
     seed: Annotated[int, typer.Option(help="Seed of the generated requests (the same seed, the same run).")] = 0,
     url: Annotated[str | None, typer.Option(help="Fuzz this server instead of starting one (rate limits off).")] = None,
-    model: Annotated[Path | None, typer.Option(help=MODEL_HELP)] = None,
-    output: Annotated[Path | None, typer.Option(help="Write the results as JSON here.")] = None,
+    model: ModelOption = None,
+    output: JsonOutput = None,
 ) -> None:
     """schemathesis, every check, over the whole OpenAPI document of a real server: anonymous, then
     with a learner's portal session; server errors and departures from the document, per run."""

@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from corrige.cli import MODEL_HELP, _numpy_runtime_threads, app, console
+from corrige.cli import _numpy_runtime_threads, app, console
+from corrige.cli.options import ModelOption
 
 
 @app.command()
@@ -97,7 +98,7 @@ def train(
 @app.command()
 def correct(
     sentences: Annotated[list[str], typer.Argument(help="One or more English sentences to correct.")],
-    model: Annotated[Path | None, typer.Option(help=MODEL_HELP)] = None,
+    model: ModelOption = None,
 ) -> None:
     """Correct sentences and explain in Spanish: `corrige correct "Yesterday I goed to the store"`.
 
@@ -149,7 +150,7 @@ def eval_cmd(
             dir_okay=False,
         ),
     ] = None,
-    model: Annotated[Path | None, typer.Option(help=MODEL_HELP)] = None,
+    model: ModelOption = None,
     split: Annotated[str, typer.Option(help="Synthetic split: test or dev.")] = "test",
     n: Annotated[int, typer.Option(help="Synthetic sentences to evaluate.")] = 2000,
     realistic: Annotated[bool, typer.Option(help="Also evaluate the hand-written learner sentences.")] = True,

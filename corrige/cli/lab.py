@@ -8,49 +8,19 @@ from typing import Annotated
 
 import typer
 
-from corrige.cli import DEFAULT_MODEL, MODEL_HELP, app, bench_app, console
-
-
-def _ints(text: str) -> tuple[int, ...]:
-    try:
-        return tuple(int(part) for part in text.split(",") if part.strip())
-    except ValueError as exc:
-        raise typer.BadParameter(f"expected comma-separated integers, got {text!r}") from exc
-
-
-def _write_json(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
-    console.print(f"[green]wrote[/] {path}")
-
-
-def _quiet_libraries() -> None:
-    """httpx logs every request at INFO and matplotlib its font cache: noise under a progress bar."""
-    import logging
-
-    for name in ("httpx", "httpcore", "matplotlib"):
-        logging.getLogger(name).setLevel(logging.WARNING)
-
-
-def _wide():
-    """The console, or a 160-column one writing to the same file when output is not a terminal (wide tables)."""
-    from rich.console import Console
-
-    return console if console.is_terminal else Console(file=console.file, width=160)
-
-
-def _progress():
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    # a slow refresh: the bar shares the CPU with the load generator and the server
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        refresh_per_second=4,
-    )
+from corrige.cli import DEFAULT_MODEL, app, bench_app, console
+from corrige.cli.options import (
+    ALL_POLICIES,
+    Clients,
+    JsonOutput,
+    ModelOption,
+    Policies,
+    ints,
+    progress_bar,
+    quiet_libraries,
+    wide,
+    write_json,
+)
 
 
 @bench_app.command("load")
@@ -92,7 +62,7 @@ def bench_load(
     from corrige.bench.load import LoadSpec, NotLoopback, check_loopback, run_load
     from corrige.bench.report import load_lines, load_table
 
-    _quiet_libraries()
+    quiet_libraries()
     try:
         check_loopback(url)
         spec = LoadSpec(
@@ -119,7 +89,7 @@ def bench_load(
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from exc
     what = f"{clients} clients" if mode == "closed" else f"{rate:g}/s {arrival}"
-    with _progress() as progress:
+    with progress_bar() as progress:
         task = progress.add_task(f"{mode} loop, {what}", total=requests)
         run = run_load(spec, on_result=lambda _: progress.advance(task))
     summary = run.summary()
@@ -127,7 +97,7 @@ def bench_load(
         console.print("[red]no request was measured[/]")
         raise typer.Exit(1)
     if output:
-        _write_json(output, run.to_json())
+        write_json(output, run.to_json())
     console.print(f"{url}{spec.path}, sentences from the tutor's test split")
     console.print(load_table(summary, f"{mode} loop, {what}"))
     for line in load_lines(summary):  # the last says so when the server's rate limit refused requests
@@ -138,16 +108,14 @@ def bench_load(
 
 @bench_app.command("sweep")
 def bench_sweep(
-    policies: Annotated[str, typer.Option(help="Comma-separated: none, threads, static, continuous.")] = (
-        "none,threads,static,continuous"
-    ),
-    clients: Annotated[str, typer.Option(help="Comma-separated concurrent closed-loop clients.")] = "1,2,4,8,16,32,64",
+    policies: Policies = ALL_POLICIES,
+    clients: Clients = "1,2,4,8,16,32,64",
     per_client: Annotated[int, typer.Option(help="Measured requests per client at each point.")] = 8,
     min_requests: Annotated[int, typer.Option(help="...but at least this many per point.")] = 48,
     max_seconds: Annotated[float, typer.Option(help="Seconds of measuring per point at most.")] = 6.0,
     dod_clients: Annotated[int, typer.Option(help="The seed's done: p95 < 5 s at this many clients (0: skip).")] = 10,
     peer: Annotated[bool, typer.Option(help="Also measure a transformers `generate` server (needs torch).")] = False,
-    model: Annotated[Path | None, typer.Option(help=MODEL_HELP)] = None,
+    model: ModelOption = None,
     seed: Annotated[int, typer.Option(help="Seed of the sentence mix.")] = 0,
     slo_ms: Annotated[float, typer.Option(help="Goodput: successes within this latency.")] = 300.0,
     stream: Annotated[bool, typer.Option(help="Stream (SSE) every request, to record time to first token.")] = False,
@@ -155,7 +123,7 @@ def bench_sweep(
         bool | None,
         typer.Option("--rules/--no-rules", help="Ask for rule cards (default: the server's; the peer has none)."),
     ] = None,
-    output: Annotated[Path | None, typer.Option(help="Write the results as JSON here.")] = None,
+    output: JsonOutput = None,
     plot: Annotated[Path | None, typer.Option(help="Write the latency and throughput figure (PNG) here.")] = None,
     markdown: Annotated[Path | None, typer.Option(help="Write the tables as Markdown here.")] = None,
 ) -> None:
@@ -171,11 +139,11 @@ def bench_sweep(
     from corrige.bench.report import sweep_markdown, sweep_notes, sweep_tables
     from corrige.bench.sweep import SweepConfig, SweepHooks, run_sweep
 
-    _quiet_libraries()
+    quiet_libraries()
     try:
         config = SweepConfig(
             policies=tuple(p.strip() for p in policies.split(",") if p.strip()),
-            clients=_ints(clients),
+            clients=ints(clients),
             per_client=per_client,
             min_requests=min_requests,
             max_seconds=max_seconds,
@@ -196,7 +164,7 @@ def bench_sweep(
             console.print("[red]error[/] --plot needs matplotlib: pip install -e '.[bench]'")
             raise typer.Exit(2) from exc
     n_servers = len(config.policies) + int(peer)
-    with _progress() as progress:
+    with progress_bar() as progress:
         overall = progress.add_task("starting servers", total=len(config.client_counts()) * n_servers)
         current = progress.add_task("", total=None, visible=False)
 
@@ -215,13 +183,12 @@ def bench_sweep(
         except PeerUnavailable as exc:
             console.print(f"[red]error[/] {exc}", soft_wrap=True)
             raise typer.Exit(2) from exc
-    wide = _wide()
     for table in sweep_tables(result):
-        wide.print(table)
+        wide().print(table)
     for note in sweep_notes(result):
         console.print(note, soft_wrap=True)
     if output:
-        _write_json(output, result)
+        write_json(output, result)
     if markdown:
         markdown.parent.mkdir(parents=True, exist_ok=True)
         markdown.write_text(sweep_markdown(result), encoding="utf-8")
@@ -267,7 +234,7 @@ def capacity(
     from corrige.bench.capacity import POLICY_CONCURRENCY, CapacityModel, Curve, capacity_report
     from corrige.bench.report import capacity_table, load_lines
 
-    _quiet_libraries()
+    quiet_libraries()
     if policy not in POLICY_CONCURRENCY:
         raise typer.BadParameter(f"policy must be one of {', '.join(POLICY_CONCURRENCY)}")
     if sweep is not None:
@@ -277,7 +244,7 @@ def capacity(
         from corrige.bench.sweep import SweepConfig, run_sweep
 
         console.print(f"measuring the {policy} curve (closed loop, clients {clients}) on a fresh server…")
-        data = run_sweep(SweepConfig(policies=(policy,), clients=_ints(clients), dod_clients=0, model=model))
+        data = run_sweep(SweepConfig(policies=(policy,), clients=ints(clients), dod_clients=0, model=model))
         source = "measured now"
     try:
         curve = Curve.from_sweep(data, policy)
@@ -296,7 +263,7 @@ def capacity(
         f"largest Poisson rate with p95 <= {p95_ms:g} ms and no bound: "
         + (f"[bold]{best:.0f} req/s[/] ({best / report['mu_max']:.0%} of saturation)" if best else "none")
     )
-    _wide().print(capacity_table(report))
+    wide().print(capacity_table(report))
     console.print(
         f"bound K = requests in the server (running + waiting); max_waiting = K - {report['concurrency']} "
         "(what one step runs); arrivals finding K inside get 503 overloaded",
@@ -308,7 +275,7 @@ def capacity(
         from corrige.server.settings import Settings
 
         bound = Settings().max_waiting + report["concurrency"]  # what the server started here refuses beyond
-        with LabServer.corrige(policy, model) as server, _progress() as progress:
+        with LabServer.corrige(policy, model) as server, progress_bar() as progress:
             task = progress.add_task(f"verify: Poisson {verify_rate:g}/s", total=verify_requests)
             spec = LoadSpec(
                 server.url,
@@ -341,7 +308,7 @@ def capacity(
             "measured": summary,
         }
     if output:
-        _write_json(output, report)
+        write_json(output, report)
 
 
 @bench_app.command("replicas")
@@ -352,7 +319,7 @@ def bench_replicas(
     duration: Annotated[float, typer.Option(help="Seconds of load per side at most.")] = 60.0,
     kill_duration: Annotated[float, typer.Option(help="Seconds of load around the killed replica.")] = 60.0,
     answers: Annotated[int, typer.Option(help="Sentences whose corrections must be the same on both.")] = 100,
-    model: Annotated[Path | None, typer.Option(help=MODEL_HELP)] = None,
+    model: ModelOption = None,
     output: Annotated[Path | None, typer.Option(help="Write every figure as JSON here.")] = None,
 ) -> None:
     """One server against N replicas behind Ray Serve (needs corrige[cluster]): same answers, p50 side
@@ -366,7 +333,7 @@ def bench_replicas(
 
     from corrige.bench.replicas import run_replicas_bench
 
-    _quiet_libraries()
+    quiet_libraries()
     with console.status(f"one server, then {replicas} replicas under Ray Serve (minutes)"):
         result = run_replicas_bench(replicas, clients, requests, duration, kill_duration, answers, model)
     table = Table("", "p50 ms", "p95 ms", "req/s", "ok / sent", "load average (before → after)", box=None)
@@ -402,4 +369,4 @@ def bench_replicas(
     for name, met in result["targets"].items():
         console.print(f"  {'[green]met[/]' if met else '[red]missed[/]'} {name}")
     if output:
-        _write_json(output, result)
+        write_json(output, result)

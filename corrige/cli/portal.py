@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from corrige.cli import MODEL_HELP, bench_app, console
+from corrige.cli import bench_app, console
+from corrige.cli.options import JsonFlag, ModelOption
 
 
 @bench_app.command("portal")
 def bench_portal(
     rounds: Annotated[int, typer.Option(help="Measured rounds; each sends one sentence through every path.")] = 300,
     warmup: Annotated[int, typer.Option(help="Unmeasured rounds first (they also warm the rule-card caches).")] = 50,
-    model: Annotated[Path | None, typer.Option(help=MODEL_HELP)] = None,
+    model: ModelOption = None,
     batching: Annotated[str, typer.Option(help="The server's batching policy.")] = "continuous",
-    json_output: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON here.")] = None,
+    json_output: JsonFlag = None,
     database: Annotated[
         str | None,
         typer.Option(

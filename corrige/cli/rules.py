@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from corrige.cli import app, console, rules_app
+from corrige.cli.options import JsonOutput, write_json
 
 
 def _parse_edit(spec: str) -> tuple[str, str]:
@@ -78,11 +78,10 @@ def eval_retrieval(
     n_test: Annotated[int, typer.Option(help="Synthetic test examples to draw single-error queries from.")] = 900,
     seed: Annotated[int, typer.Option(help="Seed of the synthetic corpus.")] = 0,
     misses: Annotated[int, typer.Option(help="Show up to this many hybrid misses (top 5).")] = 0,
-    output: Annotated[Path | None, typer.Option(help="Write the results as JSON here.")] = None,
+    output: JsonOutput = None,
 ) -> None:
     """Retrieval quality: recall@1/@5 of the right rule card for BM25, dense and hybrid retrieval."""
     import dataclasses
-    import json
     import os
 
     from corrige.model.blas import limit_blas_threads
@@ -90,7 +89,7 @@ def eval_retrieval(
     limit_blas_threads(int(os.environ.get("CORRIGE_BLAS_THREADS", "1")))  # before NumPy loads
     from rich.table import Table
 
-    from corrige.tutor import retrieval_eval as reval
+    from corrige.evaluation import retrieval_eval as reval
     from corrige.tutor.retrieval import Retriever
 
     retriever = Retriever.load()
@@ -132,6 +131,4 @@ def eval_retrieval(
             f"want {sorted(lq.relevant)} got {top}"
         )
     if output:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        console.print(f"[green]wrote[/] {output}")
+        write_json(output, results, ensure_ascii=False)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from corrige.cli import MODEL_HELP, bench_app, console
+from corrige.cli import bench_app, console
+from corrige.cli.options import JsonOutput, ModelOption, write_json
 
 
 def _mb(value: float | None) -> str:
@@ -57,11 +57,11 @@ def bench_soak(
     minutes: Annotated[float, typer.Option(min=0.1, help="Minutes of load (the first 10% is warm-up).")] = 30.0,
     clients: Annotated[int, typer.Option(min=1, help="Closed-loop clients sending corrections.")] = 16,
     interval: Annotated[float, typer.Option(min=0.5, help="Seconds between samples.")] = 5.0,
-    model: Annotated[Path | None, typer.Option(help=MODEL_HELP)] = None,
+    model: ModelOption = None,
     trace_store_max_spans: Annotated[
         int | None, typer.Option(min=100, help="The server's trace store cap (default: the server's).")
     ] = None,
-    output: Annotated[Path | None, typer.Option(help="Write the results as JSON here.")] = None,
+    output: JsonOutput = None,
     plot: Annotated[Path | None, typer.Option(help="Write a PNG of RSS over time per process here.")] = None,
 ) -> None:
     """A real `corrige serve` under steady load: RSS growth per process, leaked descriptors and KV slots,
@@ -76,9 +76,7 @@ def bench_soak(
         result = run_soak(config, progress=lambda what: status.update(what))
     print_soak(result)
     if output:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-        console.print(f"[green]wrote[/] {output}")
+        write_json(output, result)
     if plot:
         console.print(f"[green]wrote[/] {soak_plot(result, plot)}")
     if not result["passed"]:
