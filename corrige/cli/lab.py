@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -21,6 +21,10 @@ from corrige.cli.options import (
     wide,
     write_json,
 )
+
+if TYPE_CHECKING:
+    from corrige.bench.capacity import Curve
+    from corrige.bench.sweep import SweepConfig
 
 
 @bench_app.command("load")
@@ -135,9 +139,8 @@ def bench_sweep(
     minimal FastAPI + transformers `generate` server on the same weights
     runs the same workload in the same run; ours is reported as ratios to it.
     """
-    from corrige.bench.peer import PeerUnavailable
     from corrige.bench.report import sweep_markdown, sweep_notes, sweep_tables
-    from corrige.bench.sweep import SweepConfig, SweepHooks, run_sweep
+    from corrige.bench.sweep import SweepConfig
 
     quiet_libraries()
     try:
@@ -163,7 +166,29 @@ def bench_sweep(
         except ImportError as exc:
             console.print("[red]error[/] --plot needs matplotlib: pip install -e '.[bench]'")
             raise typer.Exit(2) from exc
-    n_servers = len(config.policies) + int(peer)
+    result = _sweep_with_progress(config)
+    for table in sweep_tables(result):
+        wide().print(table)
+    for note in sweep_notes(result):
+        console.print(note, soft_wrap=True)
+    if output:
+        write_json(output, result)
+    if markdown:
+        markdown.parent.mkdir(parents=True, exist_ok=True)
+        markdown.write_text(sweep_markdown(result), encoding="utf-8")
+        console.print(f"[green]wrote[/] {markdown}")
+    if plot:
+        from corrige.bench.plots import sweep_plot
+
+        console.print(f"[green]wrote[/] {sweep_plot(result, plot)}")
+
+
+def _sweep_with_progress(config: SweepConfig) -> dict:
+    """Run the sweep under two bars: the points done of all, and the requests of the point running."""
+    from corrige.bench.peer import PeerUnavailable
+    from corrige.bench.sweep import SweepHooks, run_sweep
+
+    n_servers = len(config.policies) + int(config.peer)
     with progress_bar() as progress:
         overall = progress.add_task("starting servers", total=len(config.client_counts()) * n_servers)
         current = progress.add_task("", total=None, visible=False)
@@ -179,24 +204,10 @@ def bench_sweep(
             servers_ready=lambda names: progress.update(overall, description=f"ready: {', '.join(names)}"),
         )
         try:
-            result = run_sweep(config, hooks)
+            return run_sweep(config, hooks)
         except PeerUnavailable as exc:
             console.print(f"[red]error[/] {exc}", soft_wrap=True)
             raise typer.Exit(2) from exc
-    for table in sweep_tables(result):
-        wide().print(table)
-    for note in sweep_notes(result):
-        console.print(note, soft_wrap=True)
-    if output:
-        write_json(output, result)
-    if markdown:
-        markdown.parent.mkdir(parents=True, exist_ok=True)
-        markdown.write_text(sweep_markdown(result), encoding="utf-8")
-        console.print(f"[green]wrote[/] {markdown}")
-    if plot:
-        from corrige.bench.plots import sweep_plot
-
-        console.print(f"[green]wrote[/] {sweep_plot(result, plot)}")
 
 
 @app.command("capacity")
@@ -231,8 +242,7 @@ def capacity(
     bound K (running + waiting) is the largest that keeps the admitted
     requests' p95 on target. See corrige/bench/capacity.py.
     """
-    from corrige.bench.capacity import POLICY_CONCURRENCY, CapacityModel, Curve, capacity_report
-    from corrige.bench.report import capacity_table, load_lines
+    from corrige.bench.capacity import POLICY_CONCURRENCY, Curve, capacity_report
 
     quiet_libraries()
     if policy not in POLICY_CONCURRENCY:
@@ -254,6 +264,17 @@ def capacity(
     wanted = [float(r) for r in rates.split(",") if r.strip()] or None
     report = capacity_report(curve, p95_ms, policy, wanted, concurrency or None)
     report["source"] = source
+    _print_plan(report, policy, p95_ms, source)
+    if verify_rate > 0:
+        report["verification"] = _verify_plan(curve, report, policy, model, verify_rate, verify_requests, p95_ms)
+    if output:
+        write_json(output, report)
+
+
+def _print_plan(report: dict, policy: str, p95_ms: float, source: str) -> None:
+    """The saturation rate, the largest rate on target without a bound, and the bound table."""
+    from corrige.bench.report import capacity_table
+
     console.print(
         f"{policy}: measured saturation throughput (largest sustainable rate) [bold]{report['mu_max']:.0f} req/s[/]"
         f" (curve from {source})"
@@ -269,46 +290,51 @@ def capacity(
         "(what one step runs); arrivals finding K inside get 503 overloaded",
         soft_wrap=True,
     )
-    if verify_rate > 0:
-        from corrige.bench.load import LoadSpec, run_load
-        from corrige.bench.servers import LabServer
-        from corrige.server.settings import Settings
 
-        bound = Settings().max_waiting + report["concurrency"]  # what the server started here refuses beyond
-        with LabServer.corrige(policy, model) as server, progress_bar() as progress:
-            task = progress.add_task(f"verify: Poisson {verify_rate:g}/s", total=verify_requests)
-            spec = LoadSpec(
-                server.url,
-                mode="open",
-                rate=verify_rate,
-                requests=verify_requests,
-                duration=120.0,
-                slo_ms=p95_ms,
-                model=model,
-            )
-            run = run_load(spec, on_result=lambda _: progress.advance(task))
-        summary = run.summary()
-        for line in load_lines(summary):
-            console.print(line, soft_wrap=True)
-        measured = summary["latency_ms"] or {}
-        little = summary.get("little") or {}
-        arrived = little.get("lambda_per_s", verify_rate)  # the Poisson draw's own rate, not the asked one
-        predicted = CapacityModel(curve).predict(arrived, bound)
-        console.print(
-            f"model vs measured at the measured arrival rate {arrived:.1f}/s (server bound K={bound}): "
-            f"p95 {predicted.p95_ms:.1f} vs "
-            f"{measured.get('p95', float('nan')):.1f} ms, mean latency {predicted.W_ms:.1f} vs "
-            f"{measured.get('mean', float('nan')):.1f} ms, L {predicted.L:.2f} vs {little.get('L', float('nan')):.2f}",
-            soft_wrap=True,
+
+def _verify_plan(
+    curve: Curve, report: dict, policy: str, model: Path | None, verify_rate: float, verify_requests: int, p95_ms: float
+) -> dict:
+    """An open-loop Poisson run at `verify_rate` against a fresh server, set beside the model's prediction."""
+    from corrige.bench.capacity import CapacityModel
+    from corrige.bench.load import LoadSpec, run_load
+    from corrige.bench.report import load_lines
+    from corrige.bench.servers import LabServer
+    from corrige.server.settings import Settings
+
+    bound = Settings().max_waiting + report["concurrency"]  # what the server started here refuses beyond
+    with LabServer.corrige(policy, model) as server, progress_bar() as progress:
+        task = progress.add_task(f"verify: Poisson {verify_rate:g}/s", total=verify_requests)
+        spec = LoadSpec(
+            server.url,
+            mode="open",
+            rate=verify_rate,
+            requests=verify_requests,
+            duration=120.0,
+            slo_ms=p95_ms,
+            model=model,
         )
-        report["verification"] = {
-            "rate": verify_rate,
-            "arrival_rate": arrived,
-            "predicted": predicted.as_dict(),
-            "measured": summary,
-        }
-    if output:
-        write_json(output, report)
+        run = run_load(spec, on_result=lambda _: progress.advance(task))
+    summary = run.summary()
+    for line in load_lines(summary):
+        console.print(line, soft_wrap=True)
+    measured = summary["latency_ms"] or {}
+    little = summary.get("little") or {}
+    arrived = little.get("lambda_per_s", verify_rate)  # the Poisson draw's own rate, not the asked one
+    predicted = CapacityModel(curve).predict(arrived, bound)
+    console.print(
+        f"model vs measured at the measured arrival rate {arrived:.1f}/s (server bound K={bound}): "
+        f"p95 {predicted.p95_ms:.1f} vs "
+        f"{measured.get('p95', float('nan')):.1f} ms, mean latency {predicted.W_ms:.1f} vs "
+        f"{measured.get('mean', float('nan')):.1f} ms, L {predicted.L:.2f} vs {little.get('L', float('nan')):.2f}",
+        soft_wrap=True,
+    )
+    return {
+        "rate": verify_rate,
+        "arrival_rate": arrived,
+        "predicted": predicted.as_dict(),
+        "measured": summary,
+    }
 
 
 @bench_app.command("replicas")
