@@ -17,9 +17,9 @@ import asyncio
 import json
 import logging
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -27,6 +27,12 @@ from rich.table import Table
 from corrige.bench.machine import Series, machine_info, numpy_blas, series
 from corrige.bench.servers import LabServer
 from corrige.model.blas import limit_blas_threads
+
+if TYPE_CHECKING:
+    import httpx
+
+    from corrige.engine import Engine, EngineConfig
+    from corrige.tutor.agent import Tutor
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +103,21 @@ class _RawClient:
         self.sock.close()
 
 
+@dataclass
+class _Samples:
+    """What the measured blocks record, request by request (seconds unless named otherwise)."""
+
+    http_s: list[float] = field(default_factory=list)
+    raw_s: list[float] = field(default_factory=list)
+    http_layers_s: list[float] = field(default_factory=list)
+    floor_s: list[float] = field(default_factory=list)
+    server_total_ms: list[float] = field(default_factory=list)
+    server_engine_ms: list[float] = field(default_factory=list)
+    completion_tokens: list[int] = field(default_factory=list)
+    pipeline_s: list[float] = field(default_factory=list)
+    engine_s: list[float] = field(default_factory=list)
+
+
 def run_http_bench(
     console: Console,
     requests: int = 400,
@@ -112,116 +133,24 @@ def run_http_bench(
         raise ValueError("requests and block must be positive, warmup not negative")
     blas_limit = limit_blas_threads(1)
 
-    import httpx
-
-    from corrige.engine import Engine, EngineConfig
+    from corrige.engine import EngineConfig
     from corrige.tutor.agent import Tutor
 
     tutor = Tutor.load(model)
     engine_config = EngineConfig(policy=batching)  # the engine's defaults are the server's
-    eos = tutor.tokenizer.special.eos
     sentences = [SENTENCES[i % len(SENTENCES)] for i in range(requests + warmup)]
-
-    async def in_process(batch: list[str], pipeline: list[float], engine_only: list[float]) -> None:
-        from corrige.engine import SamplingParams
-
-        for sentence in batch:
-            start = time.perf_counter()
-            prompt = tutor.build_prompt(sentence)
-            max_tokens = tutor.max_new_tokens_for(len(prompt))
-            params = SamplingParams(max_tokens=max_tokens, stop_token_ids=(eos,), logprobs=True)
-            called = time.perf_counter()
-            output = await engine.generate(prompt, params)
-            returned = time.perf_counter()
-            tutor.interpret(sentence, output.token_ids, output.logprobs or [], len(prompt))
-            pipeline.append(time.perf_counter() - start)
-            engine_only.append(returned - called)
-
-    http_s: list[float] = []
-    raw_s: list[float] = []
-    http_layers_s: list[float] = []
-    floor_s: list[float] = []
-    server_total_ms: list[float] = []
-    server_engine_ms: list[float] = []
-    completion_tokens: list[int] = []
-    pipeline_s: list[float] = []
-    engine_s: list[float] = []
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request otherwise
-    loop = asyncio.new_event_loop()
     started = time.perf_counter()
     server = LabServer.corrige(batching, model, access_log=access_log)
-    with server, Engine(tutor.weights, engine_config, drafter=tutor.drafter) as engine:
-        raw = _RawClient(server.port)
-        with httpx.Client(base_url=server.url, timeout=30) as client:
-
-            def over_http(batch: list[str], measured: bool) -> None:
-                for sentence in batch:
-                    t0 = time.perf_counter()
-                    response = client.post("/v1/grammar/correct", json={"sentence": sentence})
-                    body = response.json()
-                    elapsed_s = time.perf_counter() - t0
-                    if response.status_code != 200:
-                        raise RuntimeError(f"the server answered {response.status_code}: {body}")
-                    t0 = time.perf_counter()
-                    client.get("/healthz").json()
-                    floor = time.perf_counter() - t0
-                    t0 = time.perf_counter()
-                    raw_body = raw.post_json("/v1/grammar/correct", {"sentence": sentence})
-                    raw_elapsed = time.perf_counter() - t0
-                    if measured:
-                        http_s.append(elapsed_s)
-                        raw_s.append(raw_elapsed)
-                        # what is left of this request once the engine call and the tutor's own
-                        # stages (tokenize, format, rule cards) are taken out: the wire, uvicorn,
-                        # ingress (body, JSON, validation), the guards, tracing and the JSON answer
-                        tutor_ms = sum(raw_body["timings_ms"].get(k, 0.0) for k in ("engine", *TUTOR_STAGES))
-                        http_layers_s.append(raw_elapsed - tutor_ms / 1e3)
-                        floor_s.append(floor)
-                        server_total_ms.append(body["timings_ms"]["total"])
-                        server_engine_ms.append(body["timings_ms"]["engine"])
-                        completion_tokens.append(body["usage"]["completion_tokens"])
-
-            console.print(f"server {server.url} ready; {warmup} warm-up + {requests} measured corrections each way")
-            over_http(sentences[:warmup], measured=False)
-            loop.run_until_complete(in_process(sentences[:warmup], [], []))
-            for start in range(warmup, len(sentences), block):
-                chunk = sentences[start : start + block]
-                over_http(chunk, measured=True)
-                loop.run_until_complete(in_process(chunk, pipeline_s, engine_s))
-        raw.close()
-    loop.close()
+    samples = _measure(console, server, tutor, engine_config, sentences, warmup, block)
     elapsed = time.perf_counter() - started
-
-    import numpy as np
-
-    rows = [
-        series("HTTP end to end (httpx → uvicorn → FastAPI → engine → JSON)", http_s),
-        series("server handler (its timings_ms.total)", [t / 1e3 for t in server_total_ms]),
-        series("in process: tokenize + engine.generate + interpret", pipeline_s),
-        series("in process: engine.generate alone", engine_s),
-        series("HTTP floor: GET /healthz round trip (no model)", floor_s),
-        series("HTTP end to end, minimal socket client instead of httpx", raw_s),
-    ]
-    http, _, pipeline, engine_row, _, raw_row = rows
-    overhead = http.p50_ms - pipeline.p50_ms
-    figures = {
-        "http_p50_ms": http.p50_ms,
-        "http_p95_ms": http.p95_ms,
-        "overhead_p50_ms": overhead,
-        "overhead_vs_engine_call_p50_ms": http.p50_ms - engine_row.p50_ms,
-        "ratio_p50": http.p50_ms / pipeline.p50_ms,
-        "overhead_raw_client_p50_ms": raw_row.p50_ms - pipeline.p50_ms,
-        "server_engine_p50_ms": float(np.median(server_engine_ms)),
-        "http_layers_p50_ms": float(np.median(http_layers_s)) * 1e3,
-        "completion_tokens_mean": float(np.mean(completion_tokens)),
-    }
+    rows, figures = _figures(samples)
     goals = {
         name: {"value": round(figures[name], 3), "target": f"<= {limit:g}", "met": figures[name] <= limit}
         for name, limit in TARGETS.items()
     }
-    machine = machine_info(blas_limit)
     result = {
-        "machine": machine,
+        "machine": machine_info(blas_limit),
         "model": str(model) if model else "bundled (corrige/models/seed)",
         "settings": {
             "requests": requests,
@@ -246,6 +175,115 @@ def run_http_bench(
         json_output.write_text(json.dumps(result, indent=2) + "\n")
         console.print(f"wrote {json_output}")
     return result
+
+
+def _measure(
+    console: Console,
+    server: LabServer,
+    tutor: Tutor,
+    engine_config: EngineConfig,
+    sentences: list[str],
+    warmup: int,
+    block: int,
+) -> _Samples:
+    """The warm-up of each way, then blocks of `block` sentences over HTTP and in process, in turn."""
+    import httpx
+
+    from corrige.engine import Engine
+
+    samples = _Samples()
+    loop = asyncio.new_event_loop()
+    with server, Engine(tutor.weights, engine_config, drafter=tutor.drafter) as engine:
+        raw = _RawClient(server.port)
+        with httpx.Client(base_url=server.url, timeout=30) as client:
+            console.print(
+                f"server {server.url} ready; {warmup} warm-up + {len(sentences) - warmup} measured corrections each way"
+            )
+            _over_http(client, raw, sentences[:warmup], None)
+            loop.run_until_complete(_in_process(tutor, engine, sentences[:warmup], None))
+            for start in range(warmup, len(sentences), block):
+                chunk = sentences[start : start + block]
+                _over_http(client, raw, chunk, samples)
+                loop.run_until_complete(_in_process(tutor, engine, chunk, samples))
+        raw.close()
+    loop.close()
+    return samples
+
+
+def _over_http(client: httpx.Client, raw: _RawClient, batch: list[str], samples: _Samples | None) -> None:
+    """Each sentence through httpx, then a `/healthz` round trip, then the same sentence from the socket client."""
+    for sentence in batch:
+        t0 = time.perf_counter()
+        response = client.post("/v1/grammar/correct", json={"sentence": sentence})
+        body = response.json()
+        elapsed_s = time.perf_counter() - t0
+        if response.status_code != 200:
+            raise RuntimeError(f"the server answered {response.status_code}: {body}")
+        t0 = time.perf_counter()
+        client.get("/healthz").json()
+        floor = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        raw_body = raw.post_json("/v1/grammar/correct", {"sentence": sentence})
+        raw_elapsed = time.perf_counter() - t0
+        if samples is None:
+            continue
+        samples.http_s.append(elapsed_s)
+        samples.raw_s.append(raw_elapsed)
+        # what is left of this request once the engine call and the tutor's own
+        # stages (tokenize, format, rule cards) are taken out: the wire, uvicorn,
+        # ingress (body, JSON, validation), the guards, tracing and the JSON answer
+        tutor_ms = sum(raw_body["timings_ms"].get(k, 0.0) for k in ("engine", *TUTOR_STAGES))
+        samples.http_layers_s.append(raw_elapsed - tutor_ms / 1e3)
+        samples.floor_s.append(floor)
+        samples.server_total_ms.append(body["timings_ms"]["total"])
+        samples.server_engine_ms.append(body["timings_ms"]["engine"])
+        samples.completion_tokens.append(body["usage"]["completion_tokens"])
+
+
+async def _in_process(tutor: Tutor, engine: Engine, batch: list[str], samples: _Samples | None) -> None:
+    """Each sentence through the same pipeline without HTTP: build the prompt, generate, interpret."""
+    from corrige.engine import SamplingParams
+
+    eos = tutor.tokenizer.special.eos
+    for sentence in batch:
+        start = time.perf_counter()
+        prompt = tutor.build_prompt(sentence)
+        max_tokens = tutor.max_new_tokens_for(len(prompt))
+        params = SamplingParams(max_tokens=max_tokens, stop_token_ids=(eos,), logprobs=True)
+        called = time.perf_counter()
+        output = await engine.generate(prompt, params)
+        returned = time.perf_counter()
+        tutor.interpret(sentence, output.token_ids, output.logprobs or [], len(prompt))
+        if samples is not None:
+            samples.pipeline_s.append(time.perf_counter() - start)
+            samples.engine_s.append(returned - called)
+
+
+def _figures(samples: _Samples) -> tuple[list[Series], dict[str, float]]:
+    """The series of each path, and the overheads as differences and ratios of their medians."""
+    import numpy as np
+
+    rows = [
+        series("HTTP end to end (httpx → uvicorn → FastAPI → engine → JSON)", samples.http_s),
+        series("server handler (its timings_ms.total)", [t / 1e3 for t in samples.server_total_ms]),
+        series("in process: tokenize + engine.generate + interpret", samples.pipeline_s),
+        series("in process: engine.generate alone", samples.engine_s),
+        series("HTTP floor: GET /healthz round trip (no model)", samples.floor_s),
+        series("HTTP end to end, minimal socket client instead of httpx", samples.raw_s),
+    ]
+    http, _, pipeline, engine_row, _, raw_row = rows
+    figures = {
+        "http_p50_ms": http.p50_ms,
+        "http_p95_ms": http.p95_ms,
+        "overhead_p50_ms": http.p50_ms - pipeline.p50_ms,
+        "overhead_vs_engine_call_p50_ms": http.p50_ms - engine_row.p50_ms,
+        "ratio_p50": http.p50_ms / pipeline.p50_ms,
+        "overhead_raw_client_p50_ms": raw_row.p50_ms - pipeline.p50_ms,
+        "server_engine_p50_ms": float(np.median(samples.server_engine_ms)),
+        "http_layers_p50_ms": float(np.median(samples.http_layers_s)) * 1e3,
+        "completion_tokens_mean": float(np.mean(samples.completion_tokens)),
+    }
+    return rows, figures
 
 
 def _print(console: Console, rows: list[Series], figures: dict[str, float], goals: dict[str, Any]) -> None:
