@@ -1,48 +1,28 @@
 """The GPT-2 forward pass in NumPy over explicit weights and an explicit KV cache.
 
-The engine calls three functions:
+One block forward (`_block`: attention over the cache, then the MLP) serves four entry points,
+which differ only in the cache places they write and read (a `_Plan`):
 
-* `prefill(w, cache, prompts, slots)`: run several prompts of different lengths at once,
-  writing their keys/values into the given cache slots from position 0, and return the
-  logits of each prompt's last token.
-* `decode(w, cache, tokens, slots, positions)`: one new token for each of several
-  sequences that sit in different slots at different positions.
-* `verify(w, cache, chunks, slots, positions)`: the same with several tokens per sequence (a
-  token and a guess of what follows it), for speculative decoding.
+* `prefill(w, cache, prompts, slots)`: several prompts of different lengths into the given
+  slots from position 0; the logits of each prompt's last token.
+* `decode(w, cache, tokens, slots, positions)`: one new token for each of several sequences
+  that sit in different slots at different positions.
+* `verify(w, cache, chunks, slots, positions)`: several tokens per sequence (a token and a
+  guess of what follows it), for speculative decoding; `extend` is its one-sequence case.
 
-Both are pure over their inputs except for the cache, which they write by index (the
-pool is preallocated and never grows or concatenates). There is no Python loop over
-heads or batch rows; the only loop is over layers. Weights are read-only and scratch
-buffers are per thread, so several threads may run these functions at once on disjoint
-slots of one cache.
+They are pure over their inputs except for the cache, which they write by index (the pool is
+preallocated and never grows or concatenates). There is no Python loop over heads or batch
+rows; the only loop is over layers. Weights are read-only and scratch buffers are per thread,
+so several threads may run these functions at once on disjoint slots of one cache.
 
-Speed comes from doing less per call, since at this size each NumPy call costs about as
-much as a small matmul. Every trick below is an algebraic identity, so the runtime stays
-the same model as transformers' GPT-2 (to float32 rounding):
-
-* LayerNorm gains and offsets are folded into the next linear layer, the attention scale
-  into the query projection and the final LayerNorm into the LM head (`prepare`).
-* Every weight that writes into the residual stream (embeddings, attention and MLP output
-  projections) is centred so its output has zero mean over features. The stream then stays
-  centred, LayerNorm's mean subtraction disappears, and the model is unchanged, because
-  LayerNorm is the only reader of the stream and ignores its mean.
-* The stream carries one extra feature, the constant `sqrt(d * eps)`, that no layer writes
-  (their output column for it is zero). A row's sum of squares is then `sum(x²) + d*eps`,
-  so a LayerNorm is one `vecdot`, one `sqrt` and one divide:
-  `x / sqrt(mean(x²) + eps) = sqrt(d) * x / sqrt(sum(x²) + d*eps)`, with the `sqrt(d)`
-  folded into the next weights and a zero weight row for the extra feature.
-* Biases ride inside the matmuls: the inputs of the linear layers carry a trailing column
-  of ones and each weight matrix a trailing bias row.
-* GELU's pre-activation is pre-scaled (in the MLP's input weights, undone in its output
-  weights) so its sigmoid argument is the cheapest polynomial: see `_GELU_SCALE`.
-* Keys are cached transposed (`(.., head_size, n_ctx)`) so attention is two batched
-  matmuls with no transposes in the decode loop.
+The weights come folded (`corrige/model/folded.py`: LayerNorm and biases inside the matmuls,
+a centred stream whose extra constant feature makes a LayerNorm one `vecdot`); keys are
+cached transposed (`(.., head_size, n_ctx)`) so attention is two batched matmuls with no
+transposes in the layer loop.
 """
 
 from __future__ import annotations
 
-import functools
-import math
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -50,16 +30,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from corrige.model.config import GPTConfig
-from corrige.model.weights import Params, check_params
+from corrige.model.folded import GELU_SHIFT, LayerWeights, RuntimeWeights, prepare
 
-# gelu_tanh(u) = u * sigmoid(2c (u + 0.044715 u³)) = u / (1 + exp(-2c u - 2c·0.044715 u³)),
-# c = sqrt(2/pi); exp is about twice as fast as tanh in NumPy's float32 loops. With
-# z = _GELU_SCALE * u (a negative scale, folded into the MLP's input weights) the exponent
-# is exactly z (z² + _GELU_SHIFT), and gelu(u) = z / (1 + exp(..)) / _GELU_SCALE, the last
-# division folded into the MLP's output weights.
-_GELU_2C = 2.0 * math.sqrt(2.0 / math.pi)
-_GELU_SCALE = -((_GELU_2C * 0.044715) ** (1.0 / 3.0))
-_GELU_SHIFT = np.float32(-_GELU_2C / _GELU_SCALE)  # NumPy scalars: a Python float costs a dtype lookup
+__all__ = ["KVCache", "RuntimeWeights", "decode", "extend", "prefill", "prepare", "verify"]
+
 _ONE = np.float32(1.0)
 
 _vecdot = getattr(np, "vecdot", None)  # NumPy >= 2.0; a row-wise dot in one call
@@ -70,32 +44,6 @@ def _row_sumsq(x: np.ndarray) -> np.ndarray:
     if _vecdot is not None:
         return _vecdot(x, x)
     return np.einsum("ij,ij->i", x, x)
-
-
-@dataclass(frozen=True)
-class LayerWeights:
-    """One block's weights, folded; every matrix has a trailing bias row.
-
-    The inputs of `qkv` and `fc` are normalised stream rows `[x / r, eps_col / r, 1]`
-    (d + 2 columns); `proj` and `out` write d + 1 columns, the last always zero.
-    """
-
-    qkv: np.ndarray  # (d+2, 3d)    ln_1 and sqrt(d) folded in, queries pre-scaled by 1/sqrt(hs)
-    proj: np.ndarray  # (d+1, d+1)   centred, zero last column
-    fc: np.ndarray  # (d+2, 4d)     ln_2 and sqrt(d) folded in, times _GELU_SCALE
-    out: np.ndarray  # (4d+1, d+1)  weight rows divided by _GELU_SCALE, centred, zero last column
-
-
-@dataclass(frozen=True)
-class RuntimeWeights:
-    """Weights prepared for the NumPy runtime (see `prepare`); read-only, shared by threads."""
-
-    cfg: GPTConfig
-    wte: np.ndarray  # (V, d+1)      rows centred, last column sqrt(d * eps)
-    wpe: np.ndarray  # (n_ctx, d+1)  rows centred, last column 0
-    layers: tuple[LayerWeights, ...]
-    head: np.ndarray  # (d+2, V)      ln_f and sqrt(d) folded in, tied to wte
-    causal: np.ndarray  # (n_ctx, n_ctx) row p: 0 at keys 0..p, -inf after
 
 
 @dataclass
@@ -127,76 +75,6 @@ class KVCache:
         return self.k.nbytes + self.v.nbytes
 
 
-def _frozen(a: np.ndarray) -> np.ndarray:
-    a = np.ascontiguousarray(a, dtype=np.float32)
-    a.setflags(write=False)
-    return a
-
-
-def _fold_layernorm(gain: np.ndarray, offset: np.ndarray, weight: np.ndarray, bias: np.ndarray):
-    """(xhat * g + b) @ W + c  ==  xhat @ (g[:, None] * W) + (b @ W + c)."""
-    g, b, W, c = (a.astype(np.float64) for a in (gain, offset, weight, bias))
-    return g[:, None] * W, b @ W + c
-
-
-def _reads_normalised(weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    """(d, n), (n,) -> (d+2, n) for inputs `[x / r, eps_col / r, 1]`, r = sqrt(sum(x²) + d*eps).
-
-    x / r is the LayerNorm output divided by sqrt(d), so the weight rows take the sqrt(d);
-    the extra feature's row is zero and the bias rides on the ones column.
-    """
-    d = weight.shape[0]
-    return np.vstack([math.sqrt(d) * weight, np.zeros((1, weight.shape[1])), bias[None, :]])
-
-
-def _writes_stream(weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    """(k, d), (d,) -> (k+1, d+1): bias row appended, rows centred, a zero column for the extra feature."""
-    aug = np.vstack([weight, bias[None, :]]).astype(np.float64)
-    aug -= aug.mean(axis=1, keepdims=True)
-    return np.hstack([aug, np.zeros((aug.shape[0], 1))])
-
-
-def prepare(params: Params, cfg: GPTConfig) -> RuntimeWeights:
-    """Fold the GPT-2 parameters into the runtime's layout (exact up to float rounding)."""
-    check_params(params, cfg)
-    d, hs = cfg.n_embd, cfg.head_size
-    layers = []
-    for i in range(cfg.n_layer):
-        prefix = f"transformer.h.{i}."
-
-        def p(name: str, prefix: str = prefix) -> np.ndarray:
-            return params[prefix + name].astype(np.float64)
-
-        qkv_w, qkv_b = _fold_layernorm(p("ln_1.weight"), p("ln_1.bias"), p("attn.c_attn.weight"), p("attn.c_attn.bias"))
-        scale = 1.0 / math.sqrt(hs)
-        qkv_w[:, :d] *= scale
-        qkv_b[:d] *= scale
-        fc_w, fc_b = _fold_layernorm(p("ln_2.weight"), p("ln_2.bias"), p("mlp.c_fc.weight"), p("mlp.c_fc.bias"))
-        layers.append(
-            LayerWeights(
-                qkv=_frozen(_reads_normalised(qkv_w, qkv_b)),
-                proj=_frozen(_writes_stream(p("attn.c_proj.weight"), p("attn.c_proj.bias"))),
-                fc=_frozen(_reads_normalised(_GELU_SCALE * fc_w, _GELU_SCALE * fc_b)),
-                out=_frozen(_writes_stream(p("mlp.c_proj.weight") / _GELU_SCALE, p("mlp.c_proj.bias"))),
-            )
-        )
-    wte = params["transformer.wte.weight"].astype(np.float64)
-    wpe = params["transformer.wpe.weight"].astype(np.float64)
-    head_w, head_b = _fold_layernorm(
-        params["transformer.ln_f.weight"], params["transformer.ln_f.bias"], wte.T, np.zeros(cfg.vocab_size)
-    )
-    eps_col = math.sqrt(d * cfg.layer_norm_eps)
-    T = cfg.n_ctx
-    return RuntimeWeights(
-        cfg=cfg,
-        wte=_frozen(np.hstack([wte - wte.mean(axis=1, keepdims=True), np.full((cfg.vocab_size, 1), eps_col)])),
-        wpe=_frozen(np.hstack([wpe - wpe.mean(axis=1, keepdims=True), np.zeros((T, 1))])),
-        layers=tuple(layers),
-        head=_frozen(_reads_normalised(head_w, head_b)),
-        causal=_frozen(np.triu(np.full((T, T), -np.inf), k=1)),
-    )
-
-
 def _with_ones_column(n: int, width: int) -> np.ndarray:
     """(n, width + 1) scratch whose last column is 1, for a bias row in the next matmul."""
     buf = np.empty((n, width + 1), dtype=np.float32)
@@ -216,14 +94,14 @@ def _normalize_into(x: np.ndarray, out: np.ndarray) -> None:
 
 
 def _gelu_into(z: np.ndarray, tmp: np.ndarray, out: np.ndarray) -> None:
-    """out = gelu(u) * _GELU_SCALE for z = _GELU_SCALE * u; z and tmp are (N, 4d), contiguous.
+    """out = gelu(u) * GELU_SCALE for z = GELU_SCALE * u (`corrige/model/folded.py`); z, tmp: (N, 4d), contiguous.
 
     The temporaries stay contiguous (elementwise loops on a strided view are ~4x slower);
     only the last divide writes into the strided `out`. exp overflows to inf for very
     negative u, where z / inf = 0 is the right limit.
     """
     np.multiply(z, z, out=tmp)
-    tmp += _GELU_SHIFT
+    tmp += GELU_SHIFT
     tmp *= z  # the sigmoid's exponent, z (z² + shift)
     np.exp(tmp, out=tmp)
     tmp += _ONE
@@ -297,6 +175,101 @@ def _mlp_block(x: np.ndarray, lw: LayerWeights, s: _Scratch) -> None:
     x += s.delta
 
 
+@dataclass(slots=True)
+class _Plan:
+    """Where one call's rows sit in the cache: all that tells prefill, decode, verify and extend apart.
+
+    The call feeds N rows, the tokens of B sequences (up to L consecutive positions each),
+    packed in sequence order. Attention works on a (B, L) grid of them.
+    """
+
+    B: int
+    L: int
+    pos: np.ndarray  # (N,) each row's position
+    # Where the rows' keys/values go: a block of slots by positions (two slices: basic indexing,
+    # ~1 µs) or one (slot, position) pair per row (two (N,) arrays: a scatter, ~3-10 µs).
+    write: tuple[slice, slice] | tuple[np.ndarray, np.ndarray]
+    read: slice | np.ndarray  # the B sequences' slots: a slice (views) or an index array (copies)
+    t: int  # keys 0..t-1 cover every row; a row's later keys are masked
+    mask: np.ndarray | None  # additive, broadcast against (B, H, L, t); None: nothing masked
+    grid: np.ndarray | None  # (N,) each row's index in the (B*L) grid; None: the rows fill it
+
+
+class _Buffers:
+    """One call's work buffers and the views the blocks read and write them through."""
+
+    __slots__ = ("s", "q", "att", "k_new", "v_new", "scores", "q_grid", "att_grid")
+
+    def __init__(self, p: _Plan, cfg: GPTConfig) -> None:
+        d, H, hs = cfg.n_embd, cfg.n_head, cfg.head_size
+        B, L, N = p.B, p.L, len(p.pos)
+        s = self.s = _scratch(N, d)
+        k_rows, v_rows = s.qkv[:, d : 2 * d], s.qkv[:, 2 * d :]  # views: heads are column blocks
+        if isinstance(p.write[1], slice):  # the cache block's layout: (B, H, hs, L) keys, (B, H, L, hs) values
+            self.k_new = k_rows.reshape(B, L, H, hs).transpose(0, 2, 3, 1)
+            self.v_new = v_rows.reshape(B, L, H, hs).transpose(0, 2, 1, 3)
+        else:  # a scatter's: (N, H, hs)
+            self.k_new, self.v_new = k_rows.reshape(N, H, hs), v_rows.reshape(N, H, hs)
+        if p.grid is None:  # the rows are the grid: attention reads queries and writes outputs in place
+            self.q_grid = self.att_grid = None
+            q, att = s.qkv[:, :d], s.att[:, :d]
+        else:  # rows are scattered into it; padding queries stay 0 and their outputs are never read
+            self.q_grid = q = np.zeros((B * L, d), dtype=np.float32)
+            self.att_grid = att = np.empty((B * L, d), dtype=np.float32)
+        self.q = q.reshape(B, L, H, hs).transpose(0, 2, 1, 3)  # (B, H, L, hs) views
+        self.att = att.reshape(B, L, H, hs).transpose(0, 2, 1, 3)
+        self.scores = np.empty((B, H, L, p.t), dtype=np.float32)
+
+
+def _block(x: np.ndarray, lw: LayerWeights, k_cache: np.ndarray, v_cache: np.ndarray, p: _Plan, b: _Buffers) -> None:
+    """One transformer block over the call's rows, in place: x <- x + attention(LN(x)), then the MLP.
+
+    `k_cache`, `v_cache` are this layer's cache, (n_slots, H, hs, n_ctx) and (n_slots, H, n_ctx, hs).
+    The rows' keys and values are written before attention reads the cache, so each row sees
+    its sequence's earlier keys (cached or fed in this call) and its own.
+    """
+    s = b.s
+    _normalize_into(x, s.ln)
+    np.matmul(s.ln, lw.qkv, out=s.qkv)  # (N, 3d)
+    slots, positions = p.write
+    k_cache[slots, :, :, positions] = b.k_new
+    v_cache[slots, :, positions, :] = b.v_new
+    if isinstance(p.read, slice):  # views
+        k, v = k_cache[p.read, :, :, : p.t], v_cache[p.read, :, : p.t]  # (B, H, hs, t), (B, H, t, hs)
+    else:  # copies; `take` of whole slots is faster than a fancy index with a slice
+        k, v = k_cache.take(p.read, axis=0)[..., : p.t], v_cache.take(p.read, axis=0)[:, :, : p.t]
+    if b.q_grid is not None:
+        b.q_grid[p.grid] = s.qkv[:, : s.d]
+    np.matmul(b.q, k, out=b.scores)  # (B, H, L, t)
+    if p.mask is not None:
+        b.scores += p.mask
+    sums = _exp_scores(b.scores)  # (B, H, L, 1)
+    np.matmul(b.scores, v, out=b.att)  # (B, H, L, hs) unnormalised
+    b.att /= sums
+    if b.att_grid is not None:
+        s.att[:, : s.d] = b.att_grid[p.grid]
+    np.matmul(s.att, lw.proj, out=s.delta)  # (N, d+1)
+    x += s.delta
+    _mlp_block(x, lw, s)
+
+
+def _forward(w: RuntimeWeights, cache: KVCache, tokens: np.ndarray, p: _Plan, rows: np.ndarray | None = None):
+    """Every block over the call's rows, then the LM head over `rows` of them (None: all); returns logits."""
+    x = w.wte.take(tokens, axis=0)  # (N, d+1); `take` is cheaper than fancy indexing
+    x += w.wpe.take(p.pos, axis=0)
+    b = _Buffers(p, w.cfg)
+    with np.errstate(over="ignore"):  # GELU's exp overflows to inf for very negative inputs, the right limit
+        for layer, lw in enumerate(w.layers):
+            _block(x, lw, cache.k[layer], cache.v[layer], p, b)
+    if rows is None:
+        _normalize_into(x, b.s.ln)
+        return b.s.ln @ w.head  # (N, V)
+    x = x[rows]
+    last = _with_ones_column(len(x), w.cfg.n_embd + 1)
+    _normalize_into(x, last)
+    return last @ w.head  # (len(rows), V)
+
+
 def _as_indices(values: Sequence[int] | np.ndarray) -> np.ndarray:
     return np.asarray(values, dtype=np.intp)  # no copy for an intp array
 
@@ -311,18 +284,35 @@ def _is_run(values: list[int]) -> bool:
     return values == list(range(values[0], values[0] + len(values)))
 
 
-def _ignore_overflow(fn):
-    """GELU's exp may overflow to inf for very negative inputs; that is the right limit."""
+def _chunk_plan(w: RuntimeWeights, cache: KVCache, lengths: list[int], slots: np.ndarray, starts: np.ndarray) -> _Plan:
+    """Sequence b feeds `lengths[b]` tokens at positions `starts[b]..` of slot `slots[b]`.
 
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        with np.errstate(over="ignore"):
-            return fn(*args, **kwargs)
+    Rows are packed, so matmuls never pay for padding; only attention's (B, L) grid is padded.
+    """
+    slot_list, start_list = slots.tolist(), starts.tolist()
+    _check_slots(cache, slot_list)
+    B, L, N = len(lengths), max(lengths), sum(lengths)
+    run = _is_run(slot_list)
+    read = slice(slot_list[0], slot_list[0] + B) if run else slots
+    t = max(s + n for s, n in zip(start_list, lengths, strict=True))
+    p0 = start_list[0]
+    same_start = min(start_list) == max(start_list)
+    if min(lengths) == L:
+        row, local, grid = np.repeat(np.arange(B), L), np.tile(np.arange(L), B), None
+    else:
+        row = np.repeat(np.arange(B), lengths)
+        local = np.arange(N) - (np.cumsum(lengths) - lengths)[row]
+        grid = row * L + local
+    pos = starts[row] + local  # (N,)
+    write = (read, slice(p0, p0 + L)) if run and same_start and grid is None else (slots[row], pos)
+    if same_start:  # (L, t); a padding query's row is never read
+        mask = w.causal[p0 : p0 + L, :t]
+    else:  # (B, 1, L, t); padding queries take their sequence's last position, a row the table has
+        offset = np.minimum(np.arange(L)[None, :], np.array(lengths)[:, None] - 1)
+        mask = w.causal[starts[:, None] + offset, :t][:, None]
+    return _Plan(B, L, pos, write, read, t, mask, grid)
 
-    return wrapper
 
-
-@_ignore_overflow
 def decode(
     w: RuntimeWeights,
     cache: KVCache,
@@ -334,6 +324,8 @@ def decode(
 
     Row b feeds `tokens[b]` at `positions[b]` of the sequence in cache slot `slots[b]`,
     whose positions `0..positions[b]-1` must already be cached. Writes the new key/value.
+    (`_chunk_plan` with one token each, planned here with fewer NumPy calls: this is the
+    step a one-client request repeats.)
     """
     cfg = w.cfg
     tokens, slots, positions = _as_indices(tokens), _as_indices(slots), _as_indices(positions)
@@ -345,51 +337,13 @@ def decode(
     if lo < 0 or hi >= cfg.n_ctx:
         raise ValueError(f"positions must lie in [0, {cfg.n_ctx}); got {lo}..{hi}")
     _check_slots(cache, slot_list)
-    d, H, hs = cfg.n_embd, cfg.n_head, cfg.head_size
-    t = hi + 1  # keys 0..hi cover every row; a row's later keys are masked
     run = _is_run(slot_list)
-    s0 = slot_list[0]
-    # Where the new keys/values go, (B, H, hs) either way. Basic indexing (a slot range and
-    # one position) costs ~1 µs; a scatter by index arrays ~3-10 µs.
-    if run and lo == hi:
-        write_slots, write_pos = slice(s0, s0 + B), lo
-    else:
-        write_slots, write_pos = slots, positions
-    # (B, 1, 1, t) additive mask; None when every row sees all t keys
-    mask = None if lo == hi else w.causal[positions, :t][:, None, None, :]
-
-    x = w.wte.take(tokens, axis=0)  # (B, d+1); `take` is cheaper than fancy indexing
-    x += w.wpe.take(positions, axis=0)
-    s = _scratch(B, d)
-    q = s.qkv[:, :d].reshape(B, H, 1, hs)  # views: heads are column blocks
-    k_new = s.qkv[:, d : 2 * d].reshape(B, H, hs)
-    v_new = s.qkv[:, 2 * d :].reshape(B, H, hs)
-    att = s.att[:, :d].reshape(B, H, 1, hs)
-    for layer, lw in enumerate(w.layers):
-        _normalize_into(x, s.ln)
-        np.matmul(s.ln, lw.qkv, out=s.qkv)  # (B, 3d)
-        cache.k[layer, write_slots, :, :, write_pos] = k_new
-        cache.v[layer, write_slots, :, write_pos, :] = v_new
-        if run:  # views
-            k = cache.k[layer, s0 : s0 + B, :, :, :t]  # (B, H, hs, t)
-            v = cache.v[layer, s0 : s0 + B, :, :t, :]  # (B, H, t, hs)
-        else:  # copies; `take` of whole slots is faster than a fancy index with a slice
-            k = cache.k[layer].take(slots, axis=0)[..., :t]
-            v = cache.v[layer].take(slots, axis=0)[:, :, :t, :]
-        scores = q @ k  # (B, H, 1, t)
-        if mask is not None:
-            scores += mask
-        sums = _exp_scores(scores)  # (B, H, 1, 1)
-        np.matmul(scores, v, out=att)  # (B, H, 1, hs) unnormalised
-        att /= sums
-        np.matmul(s.att, lw.proj, out=s.delta)  # (B, d+1)
-        x += s.delta
-        _mlp_block(x, lw, s)
-    _normalize_into(x, s.ln)
-    return s.ln @ w.head  # (B, V)
+    read = slice(slot_list[0], slot_list[0] + B) if run else slots
+    write = (read, slice(lo, lo + 1)) if run and lo == hi else (slots, positions)
+    mask = None if lo == hi else w.causal[positions, : hi + 1][:, None, None, :]  # (B, 1, 1, t)
+    return _forward(w, cache, tokens, _Plan(B, 1, positions, write, read, hi + 1, mask, None))
 
 
-@_ignore_overflow
 def verify(
     w: RuntimeWeights,
     cache: KVCache,
@@ -400,185 +354,48 @@ def verify(
     """`decode` for several tokens per sequence: row b feeds `chunks[b]` (its next token and a
     guess of what follows) at positions `positions[b]..`; returns the logits of every fed token,
     packed in row order (sum of chunk lengths, V). Speculative decoding checks guesses with it.
-
-    Chunks are padded to the longest one, L, so every array has a fixed (B, L) shape and there
-    is no packing. A padding entry repeats its row's last token at that token's position: it
-    computes exactly the same key and value and writes them to the same place, so it changes
-    nothing and never writes past the sequence or the window.
     """
-    cfg = w.cfg
     slots, positions = _as_indices(slots), _as_indices(positions)
-    lengths = np.array([len(c) for c in chunks], dtype=np.intp)
+    lengths = [len(c) for c in chunks]
     B = len(lengths)
-    if B == 0 or not (len(slots) == len(positions) == B) or lengths.min() < 1:
+    if B == 0 or not (len(slots) == len(positions) == B) or min(lengths) < 1:
         raise ValueError("verify needs one non-empty chunk, one slot and one position per row")
-    if positions.min() < 0 or (positions + lengths).max() > cfg.n_ctx:
-        raise ValueError(f"every chunk must fit the {cfg.n_ctx}-token window from its position")
-    slot_list = slots.tolist()
-    _check_slots(cache, slot_list)
-    if B == 1:  # one sequence: `extend` writes and reads the cache by basic slices, which is cheaper
-        return extend(w, cache, chunks[0], slot_list[0], int(positions[0]))
-    d, H, hs = cfg.n_embd, cfg.n_head, cfg.head_size
-    L = int(lengths.max())
-    offset = np.minimum(np.arange(L)[None, :], lengths[:, None] - 1)  # (B, L) index in the chunk, padding repeats
-    flat = np.concatenate([np.asarray(c, dtype=np.intp) for c in chunks])
-    tokens = flat[(np.cumsum(lengths) - lengths)[:, None] + offset]  # (B, L)
-    pos = positions[:, None] + offset  # (B, L)
-    t = int(pos.max()) + 1  # keys 0..t-1 cover every row; a row's later keys are masked
-    mask = w.causal[pos, :t][:, None]  # (B, 1, L, t)
-    run = _is_run(slot_list)
-    s0 = slot_list[0]
-    write_slots = slots[:, None]  # (B, 1), broadcast against pos
-
-    x = w.wte.take(tokens.ravel(), axis=0)  # (B*L, d+1)
-    x += w.wpe.take(pos.ravel(), axis=0)
-    s = _scratch(B * L, d)
-    q = s.qkv[:, :d].reshape(B, L, H, hs).transpose(0, 2, 1, 3)  # (B, H, L, hs) view
-    k_new = s.qkv[:, d : 2 * d].reshape(B, L, H, hs)
-    v_new = s.qkv[:, 2 * d :].reshape(B, L, H, hs)
-    att = np.empty((B, L, H, hs), dtype=np.float32)
-    att_heads = att.transpose(0, 2, 1, 3)  # (B, H, L, hs) view
-    for layer, lw in enumerate(w.layers):
-        _normalize_into(x, s.ln)
-        np.matmul(s.ln, lw.qkv, out=s.qkv)  # (B*L, 3d)
-        cache.k[layer, write_slots, :, :, pos] = k_new  # (B, L, H, hs)
-        cache.v[layer, write_slots, :, pos, :] = v_new
-        if run:  # views
-            k = cache.k[layer, s0 : s0 + B, :, :, :t]  # (B, H, hs, t)
-            v = cache.v[layer, s0 : s0 + B, :, :t, :]  # (B, H, t, hs)
-        else:
-            k = cache.k[layer].take(slots, axis=0)[..., :t]
-            v = cache.v[layer].take(slots, axis=0)[:, :, :t, :]
-        scores = q @ k  # (B, H, L, t)
-        scores += mask
-        sums = _exp_scores(scores)  # (B, H, L, 1)
-        np.matmul(scores, v, out=att_heads)  # (B, H, L, hs) unnormalised, into (B, L, H, hs)
-        att_heads /= sums
-        s.att[:, :d] = att.reshape(B * L, d)
-        np.matmul(s.att, lw.proj, out=s.delta)  # (B*L, d+1)
-        x += s.delta
-        _mlp_block(x, lw, s)
-    fed = (np.arange(L)[None, :] < lengths[:, None]).ravel()  # (B*L,) real rows, in row order
-    x = x[fed] if L * B != len(flat) else x
-    last = _with_ones_column(len(x), d + 1)
-    _normalize_into(x, last)
-    return last @ w.head  # (sum of lengths, V)
+    if positions.min() < 0 or max(p + n for p, n in zip(positions.tolist(), lengths, strict=True)) > w.cfg.n_ctx:
+        raise ValueError(f"every chunk must fit the {w.cfg.n_ctx}-token window from its position")
+    tokens = np.concatenate([_as_indices(c) for c in chunks])
+    return _forward(w, cache, tokens, _chunk_plan(w, cache, lengths, slots, positions))
 
 
-@_ignore_overflow
-def extend(
-    w: RuntimeWeights,
-    cache: KVCache,
-    tokens: Sequence[int],
-    slot: int,
-    start: int,
-) -> np.ndarray:
+def extend(w: RuntimeWeights, cache: KVCache, tokens: Sequence[int], slot: int, start: int) -> np.ndarray:
     """Feed T tokens to one sequence at positions `start..start+T-1`; returns logits (T, V).
 
-    The sequence's positions `0..start-1` must be cached. This is `decode` for several
-    consecutive tokens of one sequence (to check a guessed continuation in one pass): the
-    slot and positions are a basic slice, so the cache is written and read as views, and
-    the causal mask is a slice of the precomputed table.
+    The sequence's positions `0..start-1` must be cached. This is `verify` for one sequence
+    (to check a guessed continuation in one pass): its slot and positions are a basic slice,
+    so the cache is written and read as views.
     """
-    cfg = w.cfg
     T = len(tokens)
-    if T == 0 or start < 0 or start + T > cfg.n_ctx:
-        raise ValueError(f"extend needs 1..{cfg.n_ctx - max(start, 0)} tokens from position {start}")
-    _check_slots(cache, [slot])
-    d, H, hs = cfg.n_embd, cfg.n_head, cfg.head_size
-    end = start + T
-    x = w.wte.take(np.asarray(tokens, dtype=np.intp), axis=0)  # (T, d+1)
-    x += w.wpe[start:end]
-    mask = w.causal[start:end, :end]  # (T, end): query start+i sees keys 0..start+i
-    s = _scratch(T, d)
-    q = s.qkv[:, :d].reshape(T, H, hs).transpose(1, 0, 2)  # (H, T, hs) view
-    att = np.empty((H, T, hs), dtype=np.float32)
-    for layer, lw in enumerate(w.layers):
-        _normalize_into(x, s.ln)
-        np.matmul(s.ln, lw.qkv, out=s.qkv)  # (T, 3d)
-        cache.k[layer, slot, :, :, start:end] = s.qkv[:, d : 2 * d].reshape(T, H, hs).transpose(1, 2, 0)
-        cache.v[layer, slot, :, start:end, :] = s.qkv[:, 2 * d :].reshape(T, H, hs).transpose(1, 0, 2)
-        scores = q @ cache.k[layer, slot, :, :, :end]  # (H, T, end)
-        scores += mask
-        sums = _exp_scores(scores)  # (H, T, 1)
-        np.matmul(scores, cache.v[layer, slot, :, :end, :], out=att)  # (H, T, hs) unnormalised
-        att /= sums
-        s.att[:, :d] = att.transpose(1, 0, 2).reshape(T, d)
-        np.matmul(s.att, lw.proj, out=s.delta)  # (T, d+1)
-        x += s.delta
-        _mlp_block(x, lw, s)
-    _normalize_into(x, s.ln)
-    return s.ln @ w.head  # (T, V)
+    if T == 0 or start < 0 or start + T > w.cfg.n_ctx:
+        raise ValueError(f"extend needs 1..{w.cfg.n_ctx - max(start, 0)} tokens from position {start}")
+    plan = _chunk_plan(w, cache, [T], _as_indices([slot]), _as_indices([start]))
+    return _forward(w, cache, _as_indices(tokens), plan)
 
 
-@_ignore_overflow
 def prefill(
-    w: RuntimeWeights,
-    cache: KVCache,
-    prompts: Sequence[Sequence[int]],
-    slots: Sequence[int] | np.ndarray,
+    w: RuntimeWeights, cache: KVCache, prompts: Sequence[Sequence[int]], slots: Sequence[int] | np.ndarray
 ) -> np.ndarray:
     """Run B prompts (any lengths ≥ 1) into the given slots from position 0; returns the last
-    token's logits per prompt (B, V). Tokens are packed (no padding) for every matmul; only
-    attention uses a padded (B, H, L, L) view. (Every position's logits of one sequence, or a
+    token's logits per prompt (B, V). (Every position's logits of one sequence, or a
     continuation of a cached one: `extend`; several continuations at once: `verify`.)
     """
-    cfg = w.cfg
     slots = _as_indices(slots)
-    lengths = np.array([len(p) for p in prompts], dtype=np.intp)
+    lengths = [len(p) for p in prompts]
     B = len(lengths)
     if B == 0 or len(slots) != B:
         raise ValueError("prefill needs one slot per prompt (at least one prompt)")
-    if lengths.min() < 1:
+    if min(lengths) < 1:
         raise ValueError("every prompt needs at least one token")
-    if lengths.max() > cfg.n_ctx:
-        raise ValueError(f"a prompt of {lengths.max()} tokens does not fit the {cfg.n_ctx}-token window")
-    slot_list = slots.tolist()
-    _check_slots(cache, slot_list)
-    d, H, hs = cfg.n_embd, cfg.n_head, cfg.head_size
-    L = int(lengths.max())
-    tokens = np.concatenate([np.asarray(p, dtype=np.intp) for p in prompts])  # (N,)
-    N = len(tokens)
-    starts = np.cumsum(lengths) - lengths  # (B,) first packed row of each prompt
-    row = np.repeat(np.arange(B), lengths)  # (N,) which prompt
-    local = np.arange(N) - starts[row]  # (N,) index in its prompt
-    pos = local  # (N,) position in its sequence
-    padded = row * L + local  # (N,) row in the (B*L, ..) padded layout
-    Lk = L  # keys to attend over
-    mask = w.causal[:L, :L]
-    slot_of = slots[row]  # (N,)
-    run = _is_run(slot_list)
-    s0 = slot_list[0]
-
-    x = w.wte.take(tokens, axis=0)  # (N, d+1)
-    x += w.wpe.take(pos, axis=0)
-    s = _scratch(N, d)
-    q_pad = np.zeros((B, L, H, hs), dtype=np.float32)  # padding rows stay 0 and are never read back
-    out_pad = np.empty((B, L, H, hs), dtype=np.float32)
-    scores = np.empty((B, H, L, Lk), dtype=np.float32)
-    for layer, lw in enumerate(w.layers):
-        _normalize_into(x, s.ln)
-        np.matmul(s.ln, lw.qkv, out=s.qkv)  # (N, 3d)
-        cache.k[layer, slot_of, :, :, pos] = s.qkv[:, d : 2 * d].reshape(N, H, hs)
-        cache.v[layer, slot_of, :, pos, :] = s.qkv[:, 2 * d :].reshape(N, H, hs)
-        q_pad.reshape(B * L, d)[padded] = s.qkv[:, :d]
-        if run:  # views
-            k = cache.k[layer, s0 : s0 + B, :, :, :Lk]  # (B, H, hs, Lk)
-            v = cache.v[layer, s0 : s0 + B, :, :Lk, :]  # (B, H, Lk, hs)
-        else:
-            k = cache.k[layer].take(slots, axis=0)[..., :Lk]
-            v = cache.v[layer].take(slots, axis=0)[:, :, :Lk, :]
-        # Keys past a prompt's length hold stale values, but the causal mask hides them
-        # from that prompt's real queries; padding queries' outputs are never gathered.
-        np.matmul(q_pad.transpose(0, 2, 1, 3), k, out=scores)  # (B, H, L, Lk)
-        scores += mask
-        scores /= _exp_scores(scores)
-        np.matmul(scores, v, out=out_pad.transpose(0, 2, 1, 3))  # (B, H, L, hs) into (B, L, H, hs)
-        s.att[:, :d] = out_pad.reshape(B * L, d)[padded]  # (N, d)
-        np.matmul(s.att, lw.proj, out=s.delta)  # (N, d+1)
-        x += s.delta
-        _mlp_block(x, lw, s)
-    x = x[starts + lengths - 1]  # (B, d+1) each prompt's last token
-    last = _with_ones_column(len(x), d + 1)
-    _normalize_into(x, last)
-    return last @ w.head  # (B, V)
+    if max(lengths) > w.cfg.n_ctx:
+        raise ValueError(f"a prompt of {max(lengths)} tokens does not fit the {w.cfg.n_ctx}-token window")
+    tokens = np.concatenate([_as_indices(p) for p in prompts])
+    plan = _chunk_plan(w, cache, lengths, slots, np.zeros(B, dtype=np.intp))
+    return _forward(w, cache, tokens, plan, rows=np.cumsum(lengths) - 1)  # each prompt's last row

@@ -84,7 +84,7 @@ def test_the_growing_index_guesses_what_a_full_scan_guesses(seed):
 
 @pytest.mark.parametrize("slots", [[0, 1, 2, 3], [3, 0, 2, 5]])
 def test_verify_equals_extend_from_each_position(weights, slots):
-    """Padded chunks (a row's last token repeated) change nothing, whatever the slots, up to the window's end."""
+    """Chunks of different lengths (a padded attention grid) agree, whatever the slots, up to the window's end."""
     n_ctx = weights.cfg.n_ctx
     rng = np.random.default_rng(len(slots) + slots[0])
     cached = [int(x) for x in rng.integers(1, 20, len(slots))]

@@ -13,6 +13,7 @@ import pytest
 
 from corrige.model import numpy_gpt as ng
 from corrige.model import preset
+from corrige.model.folded import GELU_SCALE
 from corrige.model.numpy_gpt import KVCache, decode, prefill, prepare
 from corrige.model.weights import random_params
 
@@ -124,11 +125,11 @@ def test_weights_are_read_only(model):
 def test_gelu_matches_the_tanh_formula_including_its_limits():
     u = np.concatenate([np.linspace(-8, 8, 1001), [-1e4, -200.0, -50.0, -12.0, 12.0, 50.0, 200.0]])
     ref = 0.5 * u * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (u + 0.044715 * u**3)))
-    z = (ng._GELU_SCALE * u).astype(np.float32)[None, :]
+    z = (GELU_SCALE * u).astype(np.float32)[None, :]
     out = np.empty_like(z)
     with np.errstate(over="ignore"):  # as decode and prefill run it
         ng._gelu_into(z, np.empty_like(z), out)
-    np.testing.assert_allclose(out[0] / ng._GELU_SCALE, ref, rtol=2e-6, atol=1e-6)
+    np.testing.assert_allclose(out[0] / GELU_SCALE, ref, rtol=2e-6, atol=1e-6)
 
 
 def test_large_activations_raise_no_floating_point_warnings():
