@@ -5,7 +5,7 @@ lognormal (median `median_words`, shape `tail`) and a test sentence of that leng
 nearest length the split has) is picked at random. With the defaults the mix has a median
 of 7 words, a p95 near 12 and a few sentences of 15-16 words, the longest the tutor takes.
 
-The pool is the test split of `corrige.tutor.data.make_splits` (data seed 0, the split the
+The pool is the test split of `corrige.synth.data.make_splits` (data seed 0, the split the
 model card evaluates on), less the few sentences whose prompt does not fit the served model's
 window (the server would refuse them with 422 `prompt_too_long`; the bundled model's 64-token
 window drops about 6 in 2000). It takes under a second to build and is kept for the life of
@@ -36,8 +36,8 @@ def sentence_pool(
     model: str | None = None, n: int = POOL_SIZE, data_seed: int = DATA_SEED
 ) -> dict[int, tuple[str, ...]]:
     """Test-split source sentences that fit `model` (a directory; None: the bundled tutor), by word count."""
+    from corrige.synth.data import make_splits
     from corrige.tutor.agent import Tutor, normalize_sentence
-    from corrige.tutor.data import make_splits
 
     sources = [example.source for example in make_splits(data_seed, 0, 0, n)["test"]]
     tutor = Tutor.load(model)

@@ -1,5 +1,5 @@
 """`corrige eval FILE`: the tutor on any parallel file, scored with ERRANT (printing only; the
-scoring lives in `corrige.tutor.errant_scoring`)."""
+scoring lives in `corrige.evaluation.errant_scoring`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from rich.measure import Measurement
 from rich.table import Table
 
 if TYPE_CHECKING:
-    from corrige.tutor.errant_scoring import ErrantScores
+    from corrige.evaluation.errant_scoring import ErrantScores
 
 
 def print_table(console: Console, table: Table) -> None:
@@ -117,7 +117,7 @@ def run(
     """Read, correct (unless `score_only`), score, print; returns the figures written to JSON."""
     from dataclasses import replace
 
-    from corrige.tutor import errant_scoring as es
+    from corrige.evaluation import errant_scoring as es
 
     results: dict[str, Any] = {"metric": "ERRANT span-based correction, one reference, F0.5"}
     if score_only is not None:
@@ -178,10 +178,10 @@ def write_learner_card(
     """Measure a model trained on real sentences (ERRANT on the learner sets, latency) and write its card."""
     from dataclasses import replace
 
+    from corrige.evaluation.errant_scoring import read_parallel
+    from corrige.evaluation.harness import correction_latency_ms
     from corrige.train import learner_card
     from corrige.tutor.agent import Tutor
-    from corrige.tutor.assess import correction_latency_ms
-    from corrige.tutor.errant_scoring import read_parallel
 
     if corpus_manifest is not None:
         summary = learner_card.summarise_corpus(corpus_manifest)

@@ -16,7 +16,7 @@ from lemminflect import getAllLemmas, getInflection
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc, Token
 
-from corrige.tutor.morphology import article_for
+from corrige.synth.morphology import article_for
 
 __all__ = ["article_for"]
 

@@ -55,8 +55,8 @@ BANK_SPLIT_SIZE = 2000  # the model card's synthetic test split
 
 BANK_FORMAT = 2  # bump when Question's fields or the check change
 _PACKAGE = Path(__file__).resolve().parent.parent
-# what the cached bank depends on: the generator, the tutor, its runtime and the grader
-_SOURCES = (("tutor", "*.py"), ("tutor", "*.tsv"), ("model", "*.py"), ("portal", "quiz.py"))
+# what the cached bank depends on: the generator (synth), the tutor, its runtime and the grader
+_SOURCES = (("synth", "*.py"), ("tutor", "*.py"), ("tutor", "*.tsv"), ("model", "*.py"), ("portal", "quiz.py"))
 _WORD = re.compile(r"[\w']+")
 
 
@@ -131,7 +131,7 @@ class QuestionBank:
     def build(cls, seed: int = BANK_SEED, n: int = BANK_SPLIT_SIZE, tutor: Corrector | None = None) -> QuestionBank:
         """Single-error examples of the synthetic test split (about 0.8 s for the default size);
         with a tutor, only those that pass `check_answers` (a few seconds more)."""
-        from corrige.tutor.data import make_splits
+        from corrige.synth.data import make_splits
 
         questions = []
         for index, ex in enumerate(make_splits(seed, 0, 0, n)["test"]):

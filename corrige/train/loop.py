@@ -1,6 +1,6 @@
 """Train a tutor model and export it for the NumPy runtime.
 
-The data is either the synthetic template corpus (`tutor.data`) or a pairs file of real
+The data is either the synthetic template corpus (`corrige.synth.data`) or a pairs file of real
 sentences with injected errors (`TrainConfig.pairs`, see `train.pairs`); a model trained on
 pairs gets a tokenizer with the `<|gloss|>` separator token.
 
@@ -29,11 +29,11 @@ from corrige.model.generate import greedy_generate
 from corrige.model.numpy_gpt import KVCache, prepare
 from corrige.model.torch_gpt import TorchGPT
 from corrige.model.weights import load_model, save_model
+from corrige.synth.data import make_splits
 from corrige.tokenizer import BPETokenizer
 from corrige.train.gloss_token import add_gloss_token
 from corrige.train.pairs import TextPair, encode_pairs, pair_splits
 from corrige.tutor.codec import EncodedExample, encode_pair, encode_prompt, split_answer
-from corrige.tutor.data import make_splits
 from corrige.tutor.plausibility import write_known_words
 
 log = logging.getLogger(__name__)

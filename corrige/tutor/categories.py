@@ -61,8 +61,8 @@ CATEGORIES: tuple[Category, ...] = (
 )
 
 SYNTHETIC_CATEGORY_IDS: tuple[str, ...] = tuple(c.id for c in CATEGORIES[:25])
-"""The categories the template grammar (``errors.py``, ``data.py``) makes: the first 25, which
-the bundled models were trained on. The others come only from real sentences."""
+"""The categories the synthetic generator (``corrige.synth.error_catalogue``, ``corrige.synth.data``)
+makes: the first 25, which the bundled models were trained on. The others come only from real sentences."""
 
 CATEGORY_IDS: tuple[str, ...] = tuple(c.id for c in CATEGORIES)
 BY_ID: dict[str, Category] = {c.id: c for c in CATEGORIES}

@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from corrige.tutor import retrieval_eval as reval
+from corrige.evaluation import retrieval_eval as reval
 
 
 def test_sub_rule_labels(cards):

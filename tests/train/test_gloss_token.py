@@ -13,11 +13,11 @@ from test_train_smoke import SMOKE  # noqa: E402
 
 from corrige.model.config import preset  # noqa: E402
 from corrige.model.weights import load_model, random_params, save_model  # noqa: E402
+from corrige.synth.data import make_splits  # noqa: E402
 from corrige.tokenizer import BPETokenizer  # noqa: E402
 from corrige.train.card import render_card  # noqa: E402
 from corrige.train.gloss_token import EMBEDDING, add_gloss_token  # noqa: E402
 from corrige.train.loop import train  # noqa: E402
-from corrige.tutor.data import make_splits  # noqa: E402
 from corrige.tutor.format import render_target  # noqa: E402
 
 

@@ -3,7 +3,7 @@ it is the slow part."""
 
 import pytest
 
-from corrige.tutor.data import make_splits
+from corrige.synth.data import make_splits
 
 
 @pytest.fixture(scope="session")

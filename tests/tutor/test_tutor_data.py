@@ -3,13 +3,13 @@
 import logging
 from collections import Counter
 
-from corrige.tutor.categories import SYNTHETIC_CATEGORY_IDS
-from corrige.tutor.data import (
+from corrige.synth.data import (
     held_out_templates,
     iter_texts,
     load_realistic,
     make_splits,
 )
+from corrige.tutor.categories import SYNTHETIC_CATEGORY_IDS
 from corrige.tutor.edits import apply_edits
 from corrige.tutor.format import NO_ERRORS_GLOSS, parse_target
 
@@ -112,7 +112,7 @@ def test_same_corpus_in_another_process():
     import sys
 
     code = (
-        "from corrige.tutor.data import make_splits\n"
+        "from corrige.synth.data import make_splits\n"
         "sp = make_splits(seed=11, n_train=300, n_dev=50, n_test=50)\n"
         "print('|'.join(e.target for v in sp.values() for e in v))"
     )
@@ -126,8 +126,8 @@ def test_same_corpus_in_another_process():
 
 def test_asking_for_one_split_logs_nothing_about_the_others(caplog):
     """The portal's quiz and the load generator ask for the test split alone, at every start."""
-    with caplog.at_level(logging.DEBUG, logger="corrige.tutor.data"):
+    with caplog.at_level(logging.DEBUG, logger="corrige.synth.data"):
         make_splits(seed=5, n_train=0, n_dev=0, n_test=40)
-    messages = [r.getMessage() for r in caplog.records if r.name == "corrige.tutor.data"]
+    messages = [r.getMessage() for r in caplog.records if r.name == "corrige.synth.data"]
     assert messages == ["test: 40 examples (16 correct)"]
-    assert all(r.levelno == logging.DEBUG for r in caplog.records if r.name == "corrige.tutor.data")
+    assert all(r.levelno == logging.DEBUG for r in caplog.records if r.name == "corrige.synth.data")

@@ -5,12 +5,12 @@ import re
 
 import pytest
 
+from corrige.synth.data import _Sampler
+from corrige.synth.error_catalogue import CATALOGUE, inject
+from corrige.synth.grammar import PRONOUNS, Builder
 from corrige.tutor.categories import CATEGORIES, SYNTHETIC_CATEGORY_IDS, id_of, label_of
-from corrige.tutor.data import _Sampler
 from corrige.tutor.edits import apply_edits
-from corrige.tutor.errors import CATALOGUE, inject
 from corrige.tutor.format import ARROW, TARGET_SEPARATOR, split_gloss
-from corrige.tutor.grammar import PRONOUNS, Builder
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from corrige.tutor.evaluate import Record, evaluate, f_beta
+from corrige.evaluation.edit_metrics import Record, evaluate, f_beta
 
 
 def test_f_beta():

@@ -5,9 +5,9 @@ import re
 
 import pytest
 
-from corrige.tutor import lexicon as lx
-from corrige.tutor.grammar import Builder, render
-from corrige.tutor.morphology import (
+from corrige.synth import lexicon as lx
+from corrige.synth.grammar import FEATURES, Builder, render
+from corrige.synth.morphology import (
     article_for,
     comparative,
     gerund,
@@ -16,7 +16,7 @@ from corrige.tutor.morphology import (
     superlative,
     third_person,
 )
-from corrige.tutor.template_registry import registry
+from corrige.synth.template_registry import registry
 
 
 def _sample(seed: int, n: int = 300):
@@ -130,8 +130,18 @@ def test_vocabulary_has_several_hundred_words():
 
 
 def test_fast_rendering_matches_rendering_with_spans():
-    from corrige.tutor.grammar import PUNCT_TAG, render_text
+    from corrige.synth.grammar import PUNCT_TAG, render_text
 
     for s in _sample(13, 500):
         words = [t.text for t in s.toks]
         assert render_text(words) == render(words, [t.tag == PUNCT_TAG for t in s.toks])[0]
+
+
+def test_token_features_are_the_declared_ones():
+    """Every feature a template sets is declared in FEATURES, and every declared one is set."""
+    used: set[str] = set()
+    rng = random.Random(0)
+    for _, fn in registry().values():
+        for _ in range(200):
+            used.update(key for tok in fn(rng).toks for key in tok.f)
+    assert used == set(FEATURES)

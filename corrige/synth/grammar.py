@@ -18,15 +18,59 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from corrige.tutor import lexicon as lx
-from corrige.tutor.morphology import be_form, plural, verb_form
+from corrige.synth import lexicon as lx
+from corrige.synth.morphology import be_form, plural, verb_form
 
 PUNCT_TAG = "P"
+
+FEATURES: dict[str, str] = {
+    # grammar: set by the builder (``Builder.verb``, ``Builder.subject``, ``_classify``)
+    "lemma": "dictionary form of a verb or auxiliary (be, do, have, will, go ...)",
+    "form": "inflection of a verb: base, pres, s3, past, ing, part",
+    "tense": "tense of the clause the verb belongs to: pres, past, will, prog, going, perf",
+    "person": "grammatical person of a subject word or its verb: 1s, 2, 3s, 1p, 3p",
+    "number": "number of a noun: sg or pl",
+    "count": "u: an uncountable noun",
+    "head": "1: the last word of a subject (the one the verb agrees with)",
+    "op": "1: the fronted operator of a question (do, be, a modal)",
+    "owner": "gender (m, f) of the subject a his/her refers to",
+    "owned": "gender (m, f, n) of the relative after his/her",
+    # learner errors: set by the templates and the lexicon notation, read by ``error_rules``
+    "p": "the preposition a learner writes instead of this one ('' : a learner drops it)",
+    "pi": "a preposition a learner inserts before this word",
+    "vp": "verb-pattern error: agree, to (enjoy to read), modal (can to swim), '' (explain to)",
+    "vl": "the verb a learner uses instead (told me -> said me)",
+    "wo": "1: the object of 'want' (want me to go -> want that I go)",
+    "main": "tense of the verb 'want' in front of ``wo``: pres or past",
+    "cl": "the verb a learner uses in this collocation instead (make a party)",
+    "purpose": "1: the 'to' of purpose (to buy -> for to buy, for buy)",
+    "perf": "1: the auxiliary of a present perfect with since/for",
+    "pm": "1: a verb a past time marker forces into the past",
+    "pa": "1: the article of a profession (she is a doctor)",
+    "gen": "1: a generic noun (I like dogs -> I like the dogs)",
+    "age": "1: the verb of an age (I am 20 years old -> I have 20 years)",
+    "dummy": "1: the subject 'it' of weather and time sentences",
+    "there": "pl: the verb of a plural 'there are'",
+    "cmp": "er or est: a comparative or superlative adjective",
+    "base": "the positive form of a ``cmp`` adjective",
+    "npi": "the negative word a learner writes instead of this any- word",
+    "emb": "1: the subject and verb of an indirect question",
+    "ppl": "1: a verb agreeing with 'people'",
+    "vmo": "1: the first word of the object of '... very much'",
+    "vm": "1: the 'very' of '... very much'",
+    "freq": "1: a frequency adverb (always, usually ...)",
+}
+"""The features a ``Tok`` may carry, by key, with what each marks. The keys are short because
+the lexicon writes them inline (``word|p=in``); a value of "1" is a plain mark."""
 
 
 @dataclass(slots=True)
 class Tok:
-    """One word (or fixed multi-word unit, like "New York") of a clean sentence."""
+    """One word (or fixed multi-word unit, like "New York") of a clean sentence.
+
+    ``f`` holds its features, keys of ``FEATURES`` (grammar, and the places where a learner
+    error can be injected) with string values.
+    """
 
     text: str
     tag: str

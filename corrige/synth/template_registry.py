@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-from corrige.tutor import focus as f
-from corrige.tutor import focus_np as n
-from corrige.tutor import focus_people as p
-from corrige.tutor import focus_questions as q
-from corrige.tutor import focus_verbs as v
-from corrige.tutor.templates import (
+from corrige.synth import focus as f
+from corrige.synth import focus_noun_phrases as n
+from corrige.synth import focus_people as p
+from corrige.synth import focus_questions as q
+from corrige.synth import focus_verbs as v
+from corrige.synth.templates import (
     SAMPLER_ONLY,
     Template,
     t_act,

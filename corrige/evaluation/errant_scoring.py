@@ -536,9 +536,9 @@ def sweep(
 ) -> dict[float, ErrantScores]:
     """ERRANT scores per abstention threshold (`TutorConfig.min_token_prob`), all read from one
     generation per row."""
-    from corrige.tutor import assess
+    from corrige.evaluation import harness
 
-    generated = assess.generate_all(tutor, [assess.EvalItem(r.source, r.reference) for r in rows], on_batch)
+    generated = harness.generate_all(tutor, [harness.EvalItem(r.source, r.reference) for r in rows], on_batch)
     base = tutor.config
     results: dict[float, ErrantScores] = {}
     try:
@@ -548,7 +548,7 @@ def sweep(
                 Output(g.item.source, refused=True, reason=PromptTooLong.code)
                 if g.generation is None
                 else _from_correction(c)
-                for g, c in zip(generated, assess.interpret_all(tutor, generated), strict=True)
+                for g, c in zip(generated, harness.interpret_all(tutor, generated), strict=True)
             ]
             results[t] = scorer.score(rows, outputs)
     finally:

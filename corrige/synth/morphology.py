@@ -7,7 +7,7 @@ one a teacher would accept.
 
 from __future__ import annotations
 
-from corrige.tutor import lexicon as lx
+from corrige.synth import lexicon as lx
 
 _AN_EXCEPTIONS = ("hour", "honest", "honour")
 _A_EXCEPTIONS = ("uni", "use", "usu", "euro", "one", "uk")

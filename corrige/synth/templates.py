@@ -10,9 +10,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from corrige.tutor import lexicon as lx
-from corrige.tutor.grammar import PRONOUNS, Builder, Sentence, Subj, pick_subject
-from corrige.tutor.morphology import be_form, present_form
+from corrige.synth import lexicon as lx
+from corrige.synth.grammar import PRONOUNS, Builder, Sentence, Subj, pick_subject
+from corrige.synth.morphology import be_form, present_form
 
 PAST_MARKERS = (
     "yesterday", "last night", "last week", "last weekend", "last month", "last year",

@@ -1,4 +1,4 @@
-"""Run the tutor over an evaluation set and score it with `evaluate.evaluate`.
+"""Run the tutor over an evaluation set and score it with `edit_metrics.evaluate`.
 
 Generation (the expensive part) happens once per set; interpreting the outputs under a
 `TutorConfig` is cheap, so abstention thresholds can be compared on the same generations.
@@ -11,12 +11,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from corrige.evaluation.edit_metrics import Metrics, Record, evaluate
 from corrige.model.generate import Generation, greedy_generate_scored
 from corrige.model.numpy_gpt import KVCache
+from corrige.synth.data import load_realistic, make_splits
 from corrige.tutor.agent import Correction, Tutor, TutorConfig
 from corrige.tutor.codec import PromptTooLong
-from corrige.tutor.data import load_realistic, make_splits
-from corrige.tutor.evaluate import Metrics, Record, evaluate
 
 
 @dataclass(frozen=True)

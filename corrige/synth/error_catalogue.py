@@ -18,11 +18,11 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from corrige.synth.error_rules import RULES, Change, Rule
+from corrige.synth.grammar import PUNCT_TAG, Sentence, render, render_text
 from corrige.tutor.categories import BY_ID, SYNTHETIC_CATEGORY_IDS, Category
 from corrige.tutor.edits import Edit
-from corrige.tutor.error_rules import RULES, Change, Rule
 from corrige.tutor.format import GlossItem, render_gloss
-from corrige.tutor.grammar import PUNCT_TAG, Sentence, render, render_text
 
 
 @dataclass(frozen=True)

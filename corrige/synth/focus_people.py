@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import random
 
-from corrige.tutor import lexicon as lx
-from corrige.tutor.grammar import PRONOUNS, Builder, Sentence, Subj, pick_subject
-from corrige.tutor.morphology import be_form, present_form
-from corrige.tutor.templates import pick_time
+from corrige.synth import lexicon as lx
+from corrige.synth.grammar import PRONOUNS, Builder, Sentence, Subj, pick_subject
+from corrige.synth.morphology import be_form, present_form
+from corrige.synth.templates import pick_time
 
 
 def _add_present(b: Builder, subj: Subj, verb: str, **f: str) -> int:

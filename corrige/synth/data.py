@@ -23,9 +23,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from corrige.tutor.categories import SYNTHETIC_CATEGORY_IDS
-from corrige.tutor.edits import Edit
-from corrige.tutor.errors import (
+from corrige.synth.error_catalogue import (
     CATALOGUE,
     Injected,
     applicable,
@@ -34,14 +32,17 @@ from corrige.tutor.errors import (
     plan,
     realise,
 )
+from corrige.synth.grammar import Sentence, stable_hash
+from corrige.synth.template_registry import registry
+from corrige.synth.templates import SAMPLER_ONLY, Template
+from corrige.tutor.categories import SYNTHETIC_CATEGORY_IDS
+from corrige.tutor.edits import Edit
 from corrige.tutor.format import NO_ERRORS_GLOSS, render_target
-from corrige.tutor.grammar import Sentence, stable_hash
-from corrige.tutor.template_registry import registry
-from corrige.tutor.templates import SAMPLER_ONLY, Template
 
 log = logging.getLogger(__name__)
 
-REALISTIC_PATH = Path(__file__).with_name("realistic.tsv")
+# the hand-written set lives with the learner dev set, in corrige/tutor/
+REALISTIC_PATH = Path(__file__).resolve().parent.parent / "tutor" / "realistic.tsv"
 MIN_WORDS = 3
 HELD_TEMPLATE_SHARE = 0.06
 MIN_VARIANTS_TO_HOLD = 6

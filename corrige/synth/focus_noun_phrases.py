@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import random
 
-from corrige.tutor import lexicon as lx
-from corrige.tutor.grammar import Builder, Sentence, Subj, pick_subject
-from corrige.tutor.morphology import (
+from corrige.synth import lexicon as lx
+from corrige.synth.grammar import Builder, Sentence, Subj, pick_subject
+from corrige.synth.morphology import (
     article_for,
     be_form,
     comparative,
@@ -20,7 +20,7 @@ from corrige.tutor.morphology import (
     present_form,
     superlative,
 )
-from corrige.tutor.templates import pick_time
+from corrige.synth.templates import pick_time
 
 NP_VERBS: dict[str, tuple[str, ...]] = {
     "car": ("buy", "have", "want", "sell", "drive"), "bike": ("buy", "have", "want", "ride"),

@@ -1,7 +1,7 @@
 """Templates that create the contexts particular learner errors need: professions, ages,
 weather and other sentences with the dummy subject "it", and generic nouns.
 
-The other focused templates: ``focus_np`` (noun phrases, comparison, negatives, adjective +
+The other focused templates: ``focus_noun_phrases`` (noun phrases, comparison, negatives, adjective +
 preposition), ``focus_verbs`` (verb patterns, collocations, purpose, present perfect),
 ``focus_questions`` and ``focus_people``.
 
@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import random
 
-from corrige.tutor import lexicon as lx
-from corrige.tutor.grammar import PRONOUNS, Builder, Sentence, Subj, pick_subject
-from corrige.tutor.morphology import (
+from corrige.synth import lexicon as lx
+from corrige.synth.grammar import PRONOUNS, Builder, Sentence, Subj, pick_subject
+from corrige.synth.morphology import (
     article_for,
     be_form,
 )
-from corrige.tutor.templates import clause
+from corrige.synth.templates import clause
 
 
 def _singular_subject(rng: random.Random, question: bool = False) -> Subj:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import random
 
-from corrige.tutor import lexicon as lx
-from corrige.tutor.grammar import PRONOUNS, Builder, Sentence, Subj, pick_subject
-from corrige.tutor.morphology import verb_form
-from corrige.tutor.templates import PAST_MARKERS, clause, pick_time, pick_verb
+from corrige.synth import lexicon as lx
+from corrige.synth.grammar import PRONOUNS, Builder, Sentence, Subj, pick_subject
+from corrige.synth.morphology import verb_form
+from corrige.synth.templates import PAST_MARKERS, clause, pick_time, pick_verb
 
 OBJECT_PRONOUNS = ("me", "you", "him", "her", "us", "them")
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import random
 
-from corrige.tutor import lexicon as lx
-from corrige.tutor.grammar import Builder, Sentence, Subj, pick_subject
-from corrige.tutor.morphology import be_form, verb_form
-from corrige.tutor.templates import clause, pick_time
+from corrige.synth import lexicon as lx
+from corrige.synth.grammar import Builder, Sentence, Subj, pick_subject
+from corrige.synth.morphology import be_form, verb_form
+from corrige.synth.templates import clause, pick_time
 
 EMBEDDED_BE = (("where", "the station"), ("where", "the bank"), ("what time", "it"),
                ("where", "my keys"), ("who", "that man"), ("where", "the toilets"),

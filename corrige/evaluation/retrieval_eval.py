@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corrige.tutor import lexicon as lx
+from corrige.synth import lexicon as lx
 from corrige.tutor.categories import CATEGORY_IDS
 from corrige.tutor.knowledge import CARDS_DIR, Card, bundled_cards
 from corrige.tutor.retrieval import Query, Retriever, build_query, rrf
@@ -398,7 +398,7 @@ def generated_queries(
     cards: Sequence[Card], n_test: int = 900, seed: int = 0, per_category: int = 14
 ) -> list[LabelledQuery]:
     """Single-error test examples, at most ``per_category`` per category (balanced)."""
-    from corrige.tutor.data import make_splits
+    from corrige.synth.data import make_splits
 
     test = make_splits(seed, 0, 0, n_test)["test"]
     taken: Counter[str] = Counter()
@@ -417,7 +417,7 @@ def generated_queries(
 
 def realistic_queries(cards: Sequence[Card]) -> list[LabelledQuery]:
     """Hand-written learner sentences with exactly one error and one category."""
-    from corrige.tutor.data import load_realistic
+    from corrige.synth.data import load_realistic
     from corrige.tutor.edits import diff_edits
 
     out = []

@@ -13,9 +13,9 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from corrige.tutor import lexicon as lx
-from corrige.tutor.grammar import PERSON_OF_PRONOUN, SUBJECT_FORM, Sentence, Tok
-from corrige.tutor.morphology import article_for, be_form, gerund, past, present_form, verb_form
+from corrige.synth import lexicon as lx
+from corrige.synth.grammar import PERSON_OF_PRONOUN, SUBJECT_FORM, Sentence, Tok
+from corrige.synth.morphology import article_for, be_form, gerund, past, present_form, verb_form
 
 
 @dataclass(frozen=True)
