@@ -104,6 +104,13 @@ def _pct(value: float) -> str:
     return "-" if not math.isfinite(value) else f"{100 * value:.1f}%"
 
 
+def _print_instances(instances: dict[str, int]) -> None:
+    """Which servers the traces came from (replicas writing one store), when more than one."""
+    if len(instances) > 1:
+        each = ", ".join(f"{name} {count}" for name, count in instances.items())
+        console.print(f"traces from {len(instances)} servers: {each}")
+
+
 def _print_json(data: dict) -> None:
     typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
@@ -167,6 +174,7 @@ def print_budget(report: BudgetReport) -> None:
     wide = console.width >= 140  # the span names only fit a wide terminal
     why = escape(report.why)  # it may name a [models.<name>] table: text, not markup
     console.print(f"profile [bold]{report.profile}[/] for the {report.model or 'unnamed'} model: {why}")
+    _print_instances(report.instances)
     table = Table(
         title=f"Latency budget [bold]{report.profile}[/] over the last {report.traces} traces (ms)",
         caption=f"burn = mean / budget; * sustained: burn > {BURN_LIMIT}x over the window and most of its"
@@ -254,6 +262,7 @@ def print_report(report: PercentileReport) -> None:
             stage.name, str(stage.n), _ms(stage.mean_ms), _ms(stage.p50_ms), _ms(stage.p95_ms), _ms(stage.p99_ms)
         )
     console.print(table)
+    _print_instances(report.instances)
     console.print(
         f"true end-to-end p95 (whole traces): [bold]{_ms(e2e.p95_ms)} ms[/];"
         f" naive sum of stage p95s: {_ms(report.naive_p95_sum_ms)} ms;"

@@ -33,7 +33,13 @@ import httpx
 from ray import serve
 
 from corrige.cluster.metrics_port import start_metrics_listener
-from corrige.cluster.replica import DEFAULT_METRICS_PORT, METRICS_PORT_SPAN, UNREADY_GRACE_S, ReplicaPlan
+from corrige.cluster.replica import (
+    DEFAULT_METRICS_PORT,
+    METRICS_PORT_SPAN,
+    UNREADY_GRACE_S,
+    ReplicaPlan,
+    replica_settings,
+)
 from corrige.model.blas import limit_blas_threads
 from corrige.server.app import create_app
 from corrige.server.errors import send_error
@@ -149,8 +155,9 @@ def corrige_env() -> dict[str, str]:
 
 
 def application(overrides: dict[str, Any], plan: ReplicaPlan, metrics_host: str = "127.0.0.1") -> serve.Application:
-    """The deployment with the plan's options, bound to the settings every replica builds."""
-    settings: dict[str, Any] = {k: (str(v) if k == "model_dir" else v) for k, v in overrides.items()}
+    """The deployment with the plan's options, bound to the settings every replica builds (one
+    session key for all of them: `replica_settings`)."""
+    settings = replica_settings(overrides)
     options = plan.deployment_options()
     # Ray's own per-request log line follows the server's access log setting
     options["logging_config"] = {"enable_access_log": bool(Settings(**settings).access_log)}

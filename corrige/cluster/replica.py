@@ -4,7 +4,11 @@ docs read it without the extra installed)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
+from corrige.portal.sessions import load_or_create_secret
+from corrige.portal.state import secret_path
 from corrige.server.settings import Settings
 
 DEFAULT_METRICS_PORT = 9100  # replica k's /metrics listener takes the first free port from here
@@ -83,3 +87,16 @@ class ReplicaPlan:
         else:
             options["num_replicas"] = self.replicas
         return options
+
+
+def replica_settings(overrides: dict[str, Any]) -> dict[str, Any]:
+    """The settings every replica builds its app from: `overrides` (as Ray can pass them), with
+    the session key the replicas share. A cookie signed by one replica must be good on the next:
+    without `session_secret` (an override or CORRIGE_SESSION_SECRET) the key is read, or made
+    once, here in the process that starts the replicas (kept next to its `portal_db`, as one
+    server keeps it) and handed to each, whatever machine it runs on."""
+    settings: dict[str, Any] = {k: (str(v) if k == "model_dir" else v) for k, v in overrides.items()}
+    chosen = Settings(**settings)
+    if chosen.session_secret is None:
+        settings["session_secret"] = load_or_create_secret(secret_path(Path(chosen.portal_db)))
+    return settings

@@ -43,7 +43,7 @@ from __future__ import annotations
 import logging
 import math
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
@@ -314,6 +314,7 @@ class BudgetReport:
     stages: tuple[StageBudget, ...]  # the allocations in file order, then unbudgeted time if any
     total: StageBudget  # the whole request against the whole budget
     formula: Formula
+    instances: dict[str, int] = field(default_factory=dict)  # traces per server that served them
 
     @property
     def flagged(self) -> list[str]:
@@ -339,6 +340,7 @@ class BudgetReport:
             "total": self.total.to_dict(),
             "flagged": self.flagged,
             "formula": self.formula.to_dict(),
+            "instances": self.instances,
         }
 
 
@@ -433,4 +435,5 @@ def budget_report(table: TraceTable, budget: Budget) -> BudgetReport:
         stages=tuple(stages),
         total=total,
         formula=formula(table),
+        instances=table.instances,
     )

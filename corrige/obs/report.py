@@ -19,14 +19,16 @@ up to its root and the naive sum is comparable with the end-to-end figure.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 from corrige.obs import spans as names
 from corrige.obs.store import SpanRecord, Trace
 
+UNNAMED = "unnamed"  # traces written before spans named their server
 SELF = "http.request:self"
 """Pseudo-stage: the part of a trace's root that none of its children covers."""
 
@@ -69,6 +71,8 @@ class TraceTable:
     bytes_in: dict[str, tuple[int, float]]  # span name -> (spans carrying `bytes.in`, their sum)
     bytes_out: dict[str, tuple[int, float]]
     incomplete: int  # traces whose root never arrived (their spans are orphans)
+    # traces per server that served them (`service.instance.id` of the root; several replicas, one store)
+    instances: dict[str, int] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.trace_ids)
@@ -83,6 +87,7 @@ class TraceTable:
         bytes_in: dict[str, list] = {}
         bytes_out: dict[str, list] = {}
         incomplete = 0
+        instances: Counter[str] = Counter()
         for trace in traces:
             for span in trace.spans:  # every span, at any depth, for the journey of the bytes
                 attributes = span.attributes
@@ -95,6 +100,7 @@ class TraceTable:
                 incomplete += 1
                 continue
             rows.append((trace.trace_id, *_trace_row(root, trace.spans)))
+            instances[str(root.attributes.get(names.INSTANCE, UNNAMED))] += 1
         rows.sort(key=lambda row: row[1])
         stage_names = {name for row in rows for name in row[3]}
         n = len(rows)
@@ -113,6 +119,7 @@ class TraceTable:
             bytes_in={k: (v[0], v[1]) for k, v in bytes_in.items()},
             bytes_out={k: (v[0], v[1]) for k, v in bytes_out.items()},
             incomplete=incomplete,
+            instances=dict(sorted(instances.items())),
         )
 
 
@@ -215,6 +222,7 @@ class PercentileReport:
     e2e: Distribution
     stages: tuple[Distribution, ...]
     bytes: tuple[BytesStats, ...]
+    instances: dict[str, int] = field(default_factory=dict)  # complete traces per server
 
     @property
     def naive_p95_sum_ms(self) -> float:
@@ -242,6 +250,7 @@ class PercentileReport:
             "delta_pct": json_number(self.delta_pct, 2),
             "stages": [s.to_dict() for s in self.stages],
             "bytes": [b.to_dict() for b in self.bytes],
+            "instances": self.instances,
         }
 
 
@@ -264,4 +273,5 @@ def percentile_report(table: TraceTable) -> PercentileReport:
         e2e=Distribution.of(names.ROOT, table.e2e_ms),
         stages=stages,
         bytes=tuple(journey),
+        instances=table.instances,
     )

@@ -12,7 +12,8 @@
     tool.*                            spans of a subprocess tool, children of the span that ran it
 
 Every span carries `request_id`, and `bytes.in` / `bytes.out`: what the stage took in and gave
-out (the journey of the bytes).
+out (the journey of the bytes). Every span a server records carries `service.instance.id`, the
+server that served it, so that the traces of several replicas can share one store.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ its trace is an orphan: it lost its context on the way (e.g. a subprocess not gi
 
 # attribute keys
 REQUEST_ID = "request_id"
+INSTANCE = "service.instance.id"  # OpenTelemetry's resource attribute, on each span in the store
 BYTES_IN = "bytes.in"
 BYTES_OUT = "bytes.out"
 BATCH_SIZE = "batch.size"  # model spans: requests in the batch (mean over the phase's steps)

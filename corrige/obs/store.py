@@ -24,6 +24,7 @@ import gc
 import json
 import sqlite3
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -168,6 +169,19 @@ def _records(rows: list[tuple]) -> list[SpanRecord]:
             gc.enable()
 
 
+def journal_mode_wal(conn: sqlite3.Connection, deadline: float) -> str:
+    """Switch the file to WAL. Another connection opening the same new file at that moment makes
+    SQLite answer "database is locked" at once, without waiting its busy timeout (two servers
+    starting together, on the portal's file or the trace store): try again until `deadline`."""
+    while True:
+        try:
+            return conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 class TraceStore:
     """A bounded SQLite file of spans. Thread-safe; one connection per store, guarded by a lock."""
 
@@ -177,7 +191,7 @@ class TraceStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
+        journal_mode_wal(self._db, deadline=time.monotonic() + 10.0)  # replicas may open a new file together
         self._db.execute("PRAGMA synchronous=NORMAL")  # traces may lose the last commit on power loss
         self._db.executescript(_SCHEMA)
         self._convert()

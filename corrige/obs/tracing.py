@@ -21,6 +21,7 @@ import logging
 import os
 import queue
 import random
+import socket
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -79,6 +80,8 @@ class TracingConfig:
     # store writes in a child process (`corrige.obs.writer`), off this process's interpreter lock
     writer_process: bool = False
     service_name: str = "corrige"
+    # which server recorded the spans (several replicas may write one store); "": host:pid
+    instance: str = ""
     flush_interval_s: float = 0.5  # finished traces wait at most this long to be written
 
 
@@ -94,7 +97,8 @@ class Tracing:
             sink = StoreWriterProcess if config.writer_process else TraceStore
             self._writer_store = sink(config.store_path, config.max_spans)
         self._otlp = None
-        self.resource = Resource.create({"service.name": config.service_name})
+        self.instance = config.instance or default_instance()
+        self.resource = Resource.create({"service.name": config.service_name, S.INSTANCE: self.instance})
         if config.otlp_endpoint:
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
@@ -227,6 +231,7 @@ class RequestTrace:
         """Record a finished stage of this request (times in epoch ns)."""
         if error is not None:
             attributes["error.message"] = error
+        attributes[S.INSTANCE] = self.tracing.instance
         self.spans.append(
             SpanRecord(
                 self.trace_id,
@@ -262,7 +267,7 @@ class RequestTrace:
 
     def finish(self, end: float, status_code: int, error_code: str | None = None, **attributes: object) -> None:
         """Close the root at `end` (perf_counter) and hand the whole trace to the writer."""
-        attrs = {**self.attributes, **attributes, S.HTTP_STATUS: status_code}
+        attrs = {**self.attributes, **attributes, S.HTTP_STATUS: status_code, S.INSTANCE: self.tracing.instance}
         if error_code is not None:
             attrs[S.ERROR_CODE] = error_code
         root = SpanRecord(
@@ -279,6 +284,12 @@ class RequestTrace:
         )
         self.spans.append(root)
         self.tracing.submit(self.spans)
+
+
+def default_instance() -> str:
+    """This process's name in traces: host and process id (unique among the replicas of one
+    machine, and across machines by their host names)."""
+    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 def traceparent(trace_id: str, span_id: str) -> str:

@@ -8,7 +8,10 @@ and it must equal the one in the cookie. Another site can make a browser send th
 but it cannot read the page, so it cannot know the token.
 
 The signing key is `session_secret` when set; otherwise one is generated on first start and
-kept next to the portal database (mode 0600), so sessions survive restarts.
+kept next to the portal database (mode 0600), so sessions survive restarts. Servers behind one
+address must sign with the same key (`corrige serve --replicas N` hands its own to every
+replica): a cookie signed by another key is refused (`SessionCodec.refusal` says why, and the
+server logs it).
 """
 
 from __future__ import annotations
@@ -18,14 +21,16 @@ import json
 import logging
 import os
 import secrets
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from itsdangerous import BadSignature, URLSafeTimedSerializer
+from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 logger = logging.getLogger(__name__)
 
 _SALT = "corrige.portal.session"
+WARN_EVERY_S = 60.0  # a cookie of another key is logged at most this often (a client may send many)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +45,7 @@ class SessionCodec:
     def __init__(self, secret: str, max_age_s: int) -> None:
         self.serializer = URLSafeTimedSerializer(secret, salt=_SALT)
         self.max_age_s = max_age_s
+        self._warned_at = -WARN_EVERY_S
 
     @staticmethod
     def new() -> Session:
@@ -58,6 +64,26 @@ class SessionCodec:
         if not isinstance(learner, str) or not isinstance(csrf, str):
             return None
         return Session(learner, csrf)
+
+    def refusal(self, cookie: str) -> str:
+        """Why a cookie that `loads` refused is no session here, for the client's error (and the
+        log, when its signature is another key's: servers that do not share `session_secret`)."""
+        try:
+            self.serializer.loads(cookie, max_age=self.max_age_s)
+        except SignatureExpired:
+            return "the session cookie has expired: get a new session (GET /portal/api/session)"
+        except BadSignature:
+            now = time.monotonic()
+            if now - self._warned_at >= WARN_EVERY_S:
+                self._warned_at = now
+                logger.warning("a session cookie signed with another key: do all servers share session_secret?")
+            return (
+                "the session cookie was not signed with this server's key (servers behind one address must share "
+                "session_secret): get a new session (GET /portal/api/session)"
+            )
+        except (ValueError, TypeError):
+            pass
+        return "the session cookie is not a session: get a new one (GET /portal/api/session)"
 
 
 def csrf_ok(session: Session | None, token: str | None) -> bool:

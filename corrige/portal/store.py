@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from corrige.obs.store import journal_mode_wal
 from corrige.portal import migrations
 
 logger = logging.getLogger(__name__)
@@ -277,19 +278,6 @@ class PortalStore:
         self.execute("ROLLBACK")
 
 
-def _journal_mode_wal(conn: sqlite3.Connection, deadline: float) -> str:
-    """Switch the file to WAL. Another connection opening the same new file at that moment makes
-    SQLite answer "database is locked" at once, without waiting its busy timeout (two servers
-    starting together): try again until `deadline`."""
-    while True:
-        try:
-            return conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.01)
-
-
 class SqliteStore(PortalStore):
     """One SQLite file in WAL mode with `synchronous=FULL`."""
 
@@ -310,7 +298,7 @@ class SqliteStore(PortalStore):
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10.0)
         store = cls(conn, path)
         try:
-            mode = _journal_mode_wal(conn, deadline=time.monotonic() + 10.0)
+            mode = journal_mode_wal(conn, deadline=time.monotonic() + 10.0)
             if mode.lower() != "wal":
                 raise RuntimeError(f"{path}: SQLite refused WAL mode (got {mode!r}); is it on a network file system?")
             conn.execute("PRAGMA synchronous=FULL")  # every commit flushes the WAL to disk

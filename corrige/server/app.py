@@ -29,7 +29,6 @@ from corrige.server.guards import (
     DrainState,
     RateLimitMiddleware,
     RouteLimit,
-    TokenBucketLimiter,
     client_key,
     prefix_matcher,
 )
@@ -39,6 +38,7 @@ from corrige.server.operator import OperatorAuthMiddleware
 from corrige.server.routes import dashboard, docs, grammar, health, metrics, openai, portal, tools
 from corrige.server.routes import languagetool as languagetool_routes
 from corrige.server.settings import Settings
+from corrige.server.shared_limits import limiter_factory
 
 API_PREFIXES = ("/v1/", "/v2/", "/correct")  # /v2/: LanguageTool's API
 TOOL_PREFIX = "/v1/tools/"
@@ -101,16 +101,18 @@ def rate_limits(settings: Settings) -> list[RouteLimit]:
     """The rate-limited route groups, first match wins: the tools (a process per call), the API,
     and the learner portal (every route of it reads the database or calls the model). One
     per-client bucket spans all three; the tools and the portal's sessions have their own too.
-    `rate_limit = 0` turns them all off (load tests)."""
+    `rate_limit = 0` turns them all off (load tests). The buckets are this process's, or shared
+    by every replica through PostgreSQL (`corrige.server.shared_limits`)."""
     if settings.rate_limit <= 0:
         return []
-    client = (Bucket(TokenBucketLimiter(settings.rate_limit, settings.burst), client_key, "client"),)
+    make = limiter_factory(settings)
+    client = (Bucket(make("client", settings.rate_limit, settings.burst), client_key, "client"),)
     tools = sessions = client
     if settings.tool_rate_limit > 0:
         burst = max(1, round(2 * settings.tool_rate_limit))
-        tools = (Bucket(TokenBucketLimiter(settings.tool_rate_limit, burst), client_key, "client"), *client)
+        tools = (Bucket(make("tools", settings.tool_rate_limit, burst), client_key, "client"), *client)
     if settings.portal_rate_limit > 0:
-        limiter = TokenBucketLimiter(settings.portal_rate_limit, settings.portal_burst)
+        limiter = make("session", settings.portal_rate_limit, settings.portal_burst)
         sessions = (*client, Bucket(limiter, portal.session_key, "session"))
     return [
         RouteLimit("tools", prefix_matcher([TOOL_PREFIX]), tools),

@@ -24,6 +24,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -96,6 +97,17 @@ class DrainMiddleware:
 # ---------------------------------------------------------------- rate limit
 
 
+class RateLimiter(Protocol):
+    """One limit's buckets, wherever they live: this process's memory (`TokenBucketLimiter`) or
+    a database every replica shares (`corrige.server.shared_limits.SharedBucketLimiter`)."""
+
+    rate: float  # tokens per second, for the refusal's message
+
+    async def take(self, key: str) -> float:
+        """Take a token from `key`'s bucket: 0.0, or the seconds until one is there."""
+        ...
+
+
 class TokenBucketLimiter:
     """One bucket of `burst` tokens per client, refilled at `rate` tokens per second.
 
@@ -127,6 +139,9 @@ class TokenBucketLimiter:
         self._buckets[key] = (tokens, now)
         return (1.0 - tokens) / self.rate
 
+    async def take(self, key: str) -> float:
+        return self.acquire(key)
+
     def _prune(self, now: float) -> None:
         refill_s = self.burst / self.rate
         self._buckets = {k: v for k, v in self._buckets.items() if now - v[1] < refill_s}
@@ -145,7 +160,7 @@ class Bucket:
     """One limit: a limiter and what it counts per (`key` gives None when it does not apply,
     e.g. a request without a learner session has no session bucket)."""
 
-    limiter: TokenBucketLimiter
+    limiter: RateLimiter
     key: Callable[[Scope], str | None]
     per: str  # "client" or "session", for the message
 
@@ -172,19 +187,19 @@ class RateLimitMiddleware:
         if scope["type"] == "http":
             for group in self.limits:
                 if group.applies(scope):
-                    if (error := self._check(scope, group)) is not None:
+                    if (error := await self._check(scope, group)) is not None:
                         await refuse(scope, receive, send, error)
                         return
                     break
         await self.app(scope, receive, send)
 
     @staticmethod
-    def _check(scope: Scope, group: RouteLimit) -> ApiError | None:
+    async def _check(scope: Scope, group: RouteLimit) -> ApiError | None:
         for bucket in group.buckets:
             key = bucket.key(scope)
             if key is None:
                 continue
-            wait_s = bucket.limiter.acquire(key)
+            wait_s = await bucket.limiter.take(key)
             if wait_s > 0:
                 retry = str(max(1, math.ceil(wait_s)))
                 rate = bucket.limiter.rate

@@ -39,6 +39,7 @@ def start_observability(state: Any, settings: Settings, engine: Engine) -> Calla
             max_spans=settings.trace_store_max_spans,
             otlp_endpoint=settings.otlp_endpoint,
             writer_process=settings.trace_writer_process,
+            instance=settings.instance,
         )
         tracing = Tracing(config)
         logger.info("tracing on: spans to %s", settings.trace_store)

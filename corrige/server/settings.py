@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Literal, cast
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from corrige.engine import EngineConfig, Policy
@@ -78,6 +78,10 @@ class Settings(BaseSettings):
     # rate_limit = 0 turns off every limit, this one and the tools' included
     portal_rate_limit: float = Field(5.0, ge=0)  # requests per second per session; 0 disables it
     portal_rate_burst: int = Field(0, ge=0)  # 0: twice the rate (at least 1)
+    # where the buckets live: "memory" (this process's), "postgresql" (shared by every replica), or "auto":
+    # PostgreSQL when rate_limit_url or database_url is set, else memory (see docs/scaling.md)
+    rate_limit_store: Literal["auto", "memory", "postgresql"] = "auto"
+    rate_limit_url: SecretStr | None = None  # postgresql://… for the buckets; None: database_url's
     # /v1/tools/*: each call starts a process, so it has a tighter limit of its own and a bound on processes
     tool_rate_limit: float = Field(1.0, ge=0)  # calls per second per client; 0 disables it
     max_tool_processes: int = Field(2, ge=1)  # tool processes at once; past it 503 tools_busy
@@ -96,6 +100,8 @@ class Settings(BaseSettings):
     trace_store_max_spans: int = Field(200_000, ge=100)  # the oldest spans go first
     # the trace store's writes in a child process, off the server's interpreter lock (false: a thread)
     trace_writer_process: bool = True
+    # this server's name on its spans (`service.instance.id`), so replicas can share one trace store; "": host:pid
+    instance: str = ""
     otlp_endpoint: str | None = None  # e.g. http://127.0.0.1:4318/v1/traces: also export spans over OTLP/HTTP
     metrics: bool = True  # Prometheus /metrics
     budget_file: Path | None = None  # latency budget TOML; None: the bundled one (corrige/obs/budget.toml)
@@ -121,16 +127,16 @@ class Settings(BaseSettings):
     # ---- testing ----
     debug_step_delay_ms: float = Field(0.0, ge=0)  # sleep after every model step (fault injection; keep 0)
 
-    @field_validator("database_url", mode="before")
+    @field_validator("database_url", "rate_limit_url", mode="before")
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         return None if value == "" else value  # CORRIGE_DATABASE_URL= : SQLite, as when unset
 
-    @field_validator("database_url")
+    @field_validator("database_url", "rate_limit_url")
     @classmethod
-    def _postgres_url(cls, value: SecretStr | None) -> SecretStr | None:
+    def _postgres_url(cls, value: SecretStr | None, info: ValidationInfo) -> SecretStr | None:
         if value is not None and value.get_secret_value().split("://", 1)[0] not in ("postgresql", "postgres"):
-            raise ValueError("database_url must be a postgresql:// URL (SQLite is portal_db)")
+            raise ValueError(f"{info.field_name} must be a postgresql:// URL (SQLite is portal_db)")
         return value
 
     @property

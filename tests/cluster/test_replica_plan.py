@@ -105,3 +105,17 @@ def test_ray_serve_config_is_valid_and_builds() -> None:
     (application,) = config["applications"]
     assert application["import_path"] == "corrige.cluster.ray_serve:app_builder"
     assert app_builder(application["args"]) is not None
+
+
+def test_every_replica_gets_one_session_key_made_once_by_the_parent(tmp_path, monkeypatch):
+    from corrige.cluster.replica import replica_settings
+
+    monkeypatch.delenv("CORRIGE_SESSION_SECRET", raising=False)
+    overrides = {"portal_db": str(tmp_path / "portal.sqlite"), "model_dir": tmp_path / "model"}
+    first, again = replica_settings(overrides), replica_settings(overrides)
+    assert len(first["session_secret"]) >= 32 and first["session_secret"] == again["session_secret"]
+    assert (tmp_path / "portal.key.json").is_file()  # kept, as one server keeps it: sessions survive a restart
+    assert first["model_dir"] == str(tmp_path / "model")  # as Ray passes it
+    assert replica_settings({**overrides, "session_secret": "x" * 40})["session_secret"] == "x" * 40
+    monkeypatch.setenv("CORRIGE_SESSION_SECRET", "y" * 40)
+    assert "session_secret" not in replica_settings(overrides)  # each replica reads the variable itself

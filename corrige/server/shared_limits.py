@@ -1,0 +1,184 @@
+"""Rate limits shared by every replica: the token buckets in PostgreSQL.
+
+One server keeps its buckets in memory (`corrige.server.guards.TokenBucketLimiter`). Replicas
+behind one address must share them, or a client gets N times the limit. When
+`rate_limit_store` is `postgresql` (or `auto` with a PostgreSQL URL: `rate_limit_url`, else the
+portal's `database_url`), each bucket is a row of one table, and taking a token is one statement
+(`_TAKE`): an `INSERT ... ON CONFLICT DO UPDATE` that refills the row from the time elapsed on the
+database's clock (so replicas on machines whose clocks differ agree) and takes a token when one
+is there. The row lock that statement holds makes two replicas' takes of the last token happen
+one after the other: the second sees none left.
+
+The table is `UNLOGGED`: no write-ahead log, so a take costs no disk flush; a crash of
+PostgreSQL empties it, which leaves every client a full bucket (the same as a restart of one
+server). Buckets that would be full again are deleted now and then (`PRUNE_EVERY_S`).
+
+When the database cannot be reached the limit is not enforced (fail open, logged at most once a
+minute) and the connection is tried again after `RETRY_S`: refusing every request because the
+limiter's store is down would turn a lost database into a lost service. Each server process has
+one connection, used from its event loop (psycopg's async connection runs one statement at a
+time; a take is well under a millisecond on a local socket).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+
+from corrige.server.guards import RateLimiter, TokenBucketLimiter
+from corrige.server.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+TABLE = "corrige_rate_buckets"
+TIMEOUT_S = 1.0  # a take that waits longer than this lets the request through
+RETRY_S = 1.0  # after a failure, requests pass without a take for this long before a new connection
+PRUNE_EVERY_S = 60.0
+WARN_EVERY_S = 60.0
+_LOCK_ID = 0x636F72726967  # pg_advisory_xact_lock key: replicas starting together create the table once
+
+_CREATE = f"""
+CREATE UNLOGGED TABLE IF NOT EXISTS {TABLE} (
+    bucket  text             NOT NULL,  -- the limit: client, tools, session
+    key     text             NOT NULL,  -- who: a client address, a learner
+    tokens  double precision NOT NULL,  -- left after the last take
+    updated double precision NOT NULL,  -- the database's clock at the last take, Unix seconds
+    granted boolean          NOT NULL,  -- whether the last take got a token
+    PRIMARY KEY (bucket, key)
+)
+"""
+# the bucket refilled from the time since its last take (never backwards: a statement that began
+# earlier may get the row lock later), capped at the burst
+_REFILLED = "LEAST(%(burst)s, b.tokens + GREATEST(0, EXCLUDED.updated - b.updated) * %(rate)s)"
+_TAKE = f"""
+INSERT INTO {TABLE} AS b (bucket, key, tokens, updated, granted)
+VALUES (%(bucket)s, %(key)s, %(burst)s - 1, extract(epoch FROM clock_timestamp()), true)
+ON CONFLICT (bucket, key) DO UPDATE SET
+    tokens = CASE WHEN {_REFILLED} >= 1 THEN {_REFILLED} - 1 ELSE {_REFILLED} END,
+    granted = {_REFILLED} >= 1,
+    updated = GREATEST(b.updated, EXCLUDED.updated)
+RETURNING tokens, granted
+"""
+_PRUNE = f"DELETE FROM {TABLE} WHERE bucket = %s AND updated < extract(epoch FROM clock_timestamp()) - %s"
+
+
+class BucketStore:
+    """The connection to the buckets' database, opened on first use in the running event loop."""
+
+    def __init__(self, url: str, timeout_s: float = TIMEOUT_S) -> None:
+        self.url = url
+        self.timeout_s = timeout_s
+        self._conn = None  # psycopg.AsyncConnection
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._connecting: asyncio.Lock | None = None
+        self._retry_at = 0.0
+        self._warned_at = -WARN_EVERY_S
+        self._pruned_at: dict[str, float] = {}
+        self._errors: tuple[type[BaseException], ...] = (OSError, TimeoutError, ImportError)
+        try:
+            import psycopg  # the `postgres` extra
+
+            self._errors = (OSError, TimeoutError, psycopg.Error)
+        except ImportError:  # every take fails open, saying what is missing
+            pass
+
+    async def take(self, bucket: str, key: str, rate: float, burst: float) -> float:
+        """Take a token from `bucket`'s row for `key`: 0.0, or the seconds until one is there.
+        0.0 too while the database cannot be reached (see the module's docstring)."""
+        now = time.monotonic()
+        if now < self._retry_at:
+            return 0.0
+        try:
+            conn = await self._connection()
+            params = {"bucket": bucket, "key": key, "rate": rate, "burst": burst}
+            cursor = await asyncio.wait_for(conn.execute(_TAKE, params), self.timeout_s)
+            tokens, granted = await cursor.fetchone()
+            if now - self._pruned_at.get(bucket, -PRUNE_EVERY_S) >= PRUNE_EVERY_S:
+                self._pruned_at[bucket] = now
+                await asyncio.wait_for(conn.execute(_PRUNE, (bucket, burst / rate)), self.timeout_s)
+        except self._errors as exc:
+            self._failed(exc)
+            return 0.0
+        return 0.0 if granted else (1.0 - tokens) / rate
+
+    async def _connection(self):
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:  # a new event loop (tests run several): its own connection
+            self._conn, self._loop, self._connecting = None, loop, asyncio.Lock()
+        assert self._connecting is not None
+        async with self._connecting:
+            if self._conn is None or self._conn.closed:
+                self._conn = await asyncio.wait_for(self._connect(), self.timeout_s * 5)
+        return self._conn
+
+    async def _connect(self):
+        import psycopg
+
+        conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        try:
+            await conn.execute("SET synchronous_commit = off")  # nothing to flush: the table is unlogged
+            async with conn.transaction():
+                await conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_ID,))
+                await conn.execute(_CREATE)
+        except BaseException:
+            await conn.close()
+            raise
+        logger.info("rate limits shared through PostgreSQL (%s)", TABLE)
+        return conn
+
+    def _failed(self, exc: BaseException) -> None:
+        now = time.monotonic()
+        self._retry_at = now + RETRY_S
+        conn, self._conn = self._conn, None
+        if conn is not None and not conn.closed:
+            asyncio.get_running_loop().create_task(conn.close())
+        if now - self._warned_at >= WARN_EVERY_S:
+            self._warned_at = now
+            logger.warning("shared rate limits unavailable, requests pass unlimited for now: %r", exc)
+
+    async def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None and self._loop is asyncio.get_running_loop():
+            await conn.close()
+
+
+class SharedBucketLimiter:
+    """A `RateLimiter` whose buckets are rows in PostgreSQL, shared by every server that uses it."""
+
+    def __init__(self, store: BucketStore, name: str, rate: float, burst: int) -> None:
+        if rate <= 0 or burst < 1:
+            raise ValueError(f"a token bucket needs rate > 0 and burst >= 1, got {rate} and {burst}")
+        self.store = store
+        self.name = name
+        self.rate = rate
+        self.burst = float(burst)
+
+    async def take(self, key: str) -> float:
+        return await self.store.take(self.name, key, self.rate, self.burst)
+
+
+LimiterFactory = Callable[[str, float, int], RateLimiter]
+
+
+def shared_limits_url(settings: Settings) -> str | None:
+    """The PostgreSQL that holds the buckets, or None for buckets in this process's memory."""
+    if settings.rate_limit_store == "memory":
+        return None
+    url = settings.rate_limit_url or settings.database_url
+    if url is None:
+        if settings.rate_limit_store == "postgresql":
+            raise ValueError("rate_limit_store = postgresql needs rate_limit_url or database_url")
+        return None
+    return url.get_secret_value()
+
+
+def limiter_factory(settings: Settings) -> LimiterFactory:
+    """`make(name, rate, burst)`: a limiter per named limit, all in memory or all in PostgreSQL
+    (one connection for all of them)."""
+    url = shared_limits_url(settings)
+    if url is None:
+        return lambda name, rate, burst: TokenBucketLimiter(rate, burst)
+    store = BucketStore(url)
+    return lambda name, rate, burst: SharedBucketLimiter(store, name, rate, burst)

@@ -1,0 +1,156 @@
+"""The rate limit's buckets in PostgreSQL, shared by every server that points at it: two limiters
+on two connections (what two replicas have) spend one bucket, at once or in turn, and never both
+get its last token; a database out of reach lets requests through and says so in the log.
+
+A real PostgreSQL (tests/web/postgres_support.py: Debian's package, initdb + pg_ctl in a temporary
+directory; skipped, saying what to install, where it is missing)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
+from postgres_support import start_postgres  # noqa: E402
+
+from corrige.server.guards import TokenBucketLimiter  # noqa: E402
+from corrige.server.settings import Settings  # noqa: E402
+from corrige.server.shared_limits import (  # noqa: E402
+    TABLE,
+    BucketStore,
+    SharedBucketLimiter,
+    limiter_factory,
+    shared_limits_url,
+)
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    yield from start_postgres()
+
+
+def two_replicas(url: str, rate: float, burst: int) -> tuple[BucketStore, BucketStore, list[SharedBucketLimiter]]:
+    one, two = BucketStore(url), BucketStore(url)
+    return one, two, [SharedBucketLimiter(store, "client", rate, burst) for store in (one, two)]
+
+
+def test_two_limiters_on_two_connections_spend_one_bucket_in_turn(postgres):
+    url = postgres.fresh_url("limits")
+
+    async def scenario():
+        one, two, limiters = two_replicas(url, rate=0.001, burst=3)
+        try:
+            waits = [await limiters[i % 2].take("10.0.0.1") for i in range(6)]
+            other = await limiters[1].take("10.0.0.2")  # another client: a bucket of its own
+        finally:
+            await one.close()
+            await two.close()
+        return waits, other
+
+    waits, other = asyncio.run(scenario())
+    assert waits[:3] == [0.0, 0.0, 0.0]
+    # the fourth take, on either connection, finds the bucket empty: a token is 1,000 s away at 0.001/s
+    assert all(900 < wait <= 1000 for wait in waits[3:]), waits
+    assert other == 0.0
+
+
+def test_concurrent_takes_from_two_connections_never_overspend(postgres):
+    """40 takes at once, 20 on each connection, for a bucket of 5: exactly 5 get a token."""
+    url = postgres.fresh_url("limits")
+
+    async def scenario():
+        one, two, limiters = two_replicas(url, rate=0.001, burst=5)
+        try:
+            await asyncio.gather(*(limiter.take("warm-up") for limiter in limiters))  # both connected
+            return await asyncio.gather(*(limiters[i % 2].take("10.0.0.9") for i in range(40)))
+        finally:
+            await one.close()
+            await two.close()
+
+    waits = asyncio.run(scenario())
+    assert sum(1 for wait in waits if wait == 0.0) == 5, waits
+
+
+def with_limiter(url: str, rate: float, scenario):
+    """`scenario(limiter, store)` run with one limiter (burst 1) on a connection of its own."""
+
+    async def run():
+        store = BucketStore(url)
+        try:
+            return await scenario(SharedBucketLimiter(store, "client", rate=rate, burst=1), store)
+        finally:
+            await store.close()
+
+    return asyncio.run(run())
+
+
+def test_a_bucket_refills_on_the_databases_clock(postgres):
+    async def scenario(limiter, _):
+        first, second = await limiter.take("a"), await limiter.take("a")
+        await asyncio.sleep(0.1)  # two tokens' worth at 20/s; the bucket holds one
+        return first, second, await limiter.take("a"), await limiter.take("a")
+
+    first, second, third, fourth = with_limiter(postgres.fresh_url("limits"), 20.0, scenario)
+    assert first == 0.0 and 0.0 < second <= 0.05  # a token comes every 50 ms
+    assert third == 0.0 and fourth > 0.0  # refilled to the burst, no more
+
+
+def test_the_table_is_unlogged_and_full_buckets_are_pruned(postgres):
+    import psycopg
+
+    url = postgres.fresh_url("limits")
+
+    async def scenario(limiter, store):
+        await limiter.take("gone")  # full again 100 ms later
+        await asyncio.sleep(0.3)
+        store._pruned_at.clear()  # as if a minute had passed
+        await limiter.take("kept")
+
+    with_limiter(url, 10.0, scenario)
+    with psycopg.connect(url, autocommit=True) as conn:
+        keys = {key for (key,) in conn.execute(f"SELECT key FROM {TABLE}")}
+        (persistence,) = conn.execute("SELECT relpersistence FROM pg_class WHERE relname = %s", (TABLE,)).fetchone()
+    assert keys == {"kept"}
+    assert persistence == "u"  # unlogged: no write-ahead log, no flush per take
+
+
+def test_a_database_out_of_reach_lets_requests_through_and_logs_it(tmp_path, caplog):
+    url = f"postgresql://postgres@/postgres?host={tmp_path}&port=5432"  # no server on that socket
+
+    async def scenario():
+        store = BucketStore(url)
+        limiter = SharedBucketLimiter(store, "client", rate=0.001, burst=1)
+        return [await limiter.take("a") for _ in range(3)]
+
+    with caplog.at_level(logging.WARNING, logger="corrige.server.shared_limits"):
+        assert asyncio.run(scenario()) == [0.0, 0.0, 0.0]
+    warnings = [r for r in caplog.records if "shared rate limits unavailable" in r.getMessage()]
+    assert len(warnings) == 1  # once, not once a request
+
+
+def test_the_store_follows_the_settings():
+    url = "postgresql://db.internal/corrige"
+    assert shared_limits_url(Settings()) is None
+    assert shared_limits_url(Settings(database_url=url)) == url
+    assert shared_limits_url(Settings(database_url=url, rate_limit_store="memory")) is None
+    assert shared_limits_url(Settings(rate_limit_url=url + "2", database_url=url)) == url + "2"
+    with pytest.raises(ValueError, match="rate_limit_url or database_url"):
+        shared_limits_url(Settings(rate_limit_store="postgresql"))
+    with pytest.raises(ValueError, match="rate_limit_url must be a postgresql"):
+        Settings(rate_limit_url="redis://cache/0")
+    assert isinstance(limiter_factory(Settings())("client", 1.0, 2), TokenBucketLimiter)
+    assert isinstance(limiter_factory(Settings(database_url=url))("client", 1.0, 2), SharedBucketLimiter)
+
+
+def test_the_benchmark_times_both_limiters_in_one_run(postgres):
+    from corrige.bench.limits import measure_limits
+
+    figures = measure_limits(postgres.fresh_url("bench"), calls=300, warmup=20)
+    memory, shared = figures["memory"], figures["postgresql"]
+    assert memory["calls"] == shared["calls"] == 300
+    assert 0 < memory["median_us"] < shared["median_us"]  # a round trip to the database costs more than a dict
+    assert shared["median_us"] <= shared["p95_us"]
