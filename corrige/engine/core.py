@@ -1,6 +1,6 @@
 """The engine core: one synchronous `step()` = `schedule()` → run the model → `update_from_output()`.
 
-It knows nothing of threads or asyncio; the `Engine` drives it from its loop thread, and
+It knows nothing of threads or asyncio; `corrige.engine.loop.CoreLoop` drives it from its loop, and
 tests drive it directly with a fake clock. Everything it returns is an *event* bound to
 its request, for the front end to deliver.
 """

@@ -5,17 +5,19 @@ thread share one interpreter lock, so under load they take turns on one core. `E
 runs the engine in a child process instead, as vLLM's v1 splits its API server from its
 engine core; the parent's event loop only sends requests and receives results:
 
-    parent: EngineProcess                          child: an `Engine`, its main thread reading the pipe
-    generate / stream / abort ── ("add" | "abort" | "close") ──►  engine.add / engine.abort
-    event loop (or a reader thread) ◄── [events, step stats, snapshot] ──  one send per engine step with events
+    parent: EngineProcess (the front end)              child: the core loop (`CoreLoop.run`)
+    generate / stream / abort ── AddRequest | AbortRequest | CloseEngine ──►  its inbox
+    event loop (or a reader thread) ◄── StepOutputs (events, step stats, CoreState) ──  one per step with events
 
-The child (`corrige.engine.child`) is spawned (a forked copy of a process with threads is
-unsafe) and builds its own weights and drafter by calling `build()`, a picklable function.
-Requests are checked and admitted in the parent as `Engine` does (`InvalidRequest`,
-`Overloaded` at once), using the child's latest snapshot for the queue depth: the requests sent
-since take the free slots it reported first, and only the rest count as waiting. The server
-hands over its event loop, which then reads the pipe itself (`add_reader`); without one, a
-reader thread hands results to the loops.
+The messages are the typed classes of `corrige.engine.messages`. The child
+(`corrige.engine.child`) is spawned (a forked copy of a process with threads is unsafe) and
+builds the weights and drafter by calling `build()`, a picklable function; this process needs
+only the model's config (`model_config`), to check prompts. Every check a request gets happens
+here, once (`InvalidRequest`, `Overloaded` at once): the prompt (`validate_prompt`), unique ids,
+and admission against `max_waiting` from the child's latest `CoreState`, in which the requests
+sent since take the free slots it reported first and only the rest count as waiting. The child
+takes what it is sent as it is. The server hands over its event loop, which then reads the pipe
+itself (`add_reader`); without one, a reader thread hands results to the loops.
 
 If the child dies, the requests in flight fail with `EngineRestarting` (their state died with
 it) and a new child is started, at once or after a backoff (`RestartPolicy`); requests submitted
@@ -36,22 +38,34 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from typing import Any
 
 from corrige.engine.child import Build, child_main
 from corrige.engine.config import EngineConfig
 from corrige.engine.errors import EngineClosed, EngineError, EngineRestarting, InvalidRequest, Overloaded
 from corrige.engine.frontend import FrontEnd, hand_over, waiting_and_free
+from corrige.engine.messages import (
+    AbortRequest,
+    AddRequest,
+    CloseEngine,
+    CoreState,
+    Ready,
+    StepOutputs,
+    ToCore,
+    UnknownMessage,
+    expect,
+)
 from corrige.engine.request import RequestOutput, SamplingParams, TokenEvent, error_output, validate_prompt
 from corrige.engine.restarts import RestartBudget, RestartPolicy
-from corrige.engine.stats import EngineSnapshot, StepStats
+from corrige.engine.stats import EngineSnapshot
 from corrige.engine.stream import RequestStream, Sink, deliver
 from corrige.model.config import GPTConfig
 
 logger = logging.getLogger(__name__)
 
 _START_TIMEOUT_S = 120.0
-Child = tuple[multiprocessing.Process, Connection, EngineSnapshot, int]  # process, pipe, first snapshot, free places
+Child = tuple[BaseProcess, Connection, CoreState]  # process, pipe, its state when ready
 
 
 class EngineProcess(FrontEnd):
@@ -86,7 +100,7 @@ class EngineProcess(FrontEnd):
         self._lock = threading.Lock()  # guards the sinks, the held adds, the counters and the states
         self._send_lock = threading.Lock()
         self._sinks: dict[str, Sink] = {}
-        self._held: list[tuple[tuple, float]] = []  # adds submitted while restarting, and when
+        self._held: list[tuple[AddRequest, float]] = []  # adds submitted while restarting, and when
         self._abandoned: set[str] = set()  # ...of those, the ids their callers aborted
         self._closing = False
         self._gone = False  # the reader saw the pipe close: the child exited (or is exiting)
@@ -125,7 +139,7 @@ class EngineProcess(FrontEnd):
             self._sinks[request_id] = sink
             self._sent += 1
             self._sent_since_snapshot += 1
-            message = ("add", request_id, prompt, params, queue_timeout_s, stream)
+            message = AddRequest(request_id, prompt, params, queue_timeout_s, stream)
             held = self._restarting
             if held:  # the new child takes it once it is ready
                 self._held.append((message, time.monotonic()))
@@ -146,7 +160,7 @@ class EngineProcess(FrontEnd):
             self._abandoned.add(request_id)
             if self._restarting:
                 return
-        self._send(("abort", request_id))  # (also when the new child came meanwhile, and may have it)
+        self._send(AbortRequest(request_id))  # (also when the new child came meanwhile, and may have it)
 
     @property
     def running(self) -> bool:
@@ -187,7 +201,7 @@ class EngineProcess(FrontEnd):
             live = not self._gone
         self._stop.set()
         if not closing and live:
-            self._send(("close",))
+            self._send(CloseEngine())
         if not live:  # between children (or given up): no reader will end what waits
             self._end_all(None)
             self._done.set()
@@ -218,23 +232,25 @@ class EngineProcess(FrontEnd):
             process.kill()
             raise RuntimeError("the engine process did not start")
         try:
-            kind, snapshot, free = conn.recv()
+            ready = conn.recv()
         except EOFError:
             process.join(1.0)
             raise RuntimeError(f"the engine process exited while starting (code {process.exitcode})") from None
-        assert kind == "ready"
-        return process, conn, snapshot, free
+        if not isinstance(ready, Ready):
+            process.kill()
+            raise RuntimeError(f"the engine process sent {type(ready).__name__} before Ready")
+        return process, conn, ready.state
 
     def _attach(self, child: Child) -> bool:
         """Serve through a new child, then send it the requests that waited for it. False when
         we are closing meanwhile: that child is stopped instead."""
-        process, conn, snapshot, free = child
+        process, conn, state = child
         with self._lock:
             attach = not self._closing
             if attach:
                 self._process, self._conn = process, conn
-                self._snapshot, self._free = snapshot, free  # places it can still fill at its next step
-                held = [h for h in self._held if h[0][1] not in self._abandoned]
+                self._snapshot, self._free = state.snapshot, state.free  # places it can still fill at its next step
+                held = [h for h in self._held if h[0].request_id not in self._abandoned]
                 for request_id in self._abandoned:
                     self._sinks.pop(request_id, None)
                 self._held, self._abandoned = [], set()
@@ -250,10 +266,10 @@ class EngineProcess(FrontEnd):
         else:
             self._loop.call_soon_threadsafe(self._watch, conn)
         now = time.monotonic()
-        for (kind, request_id, prompt, params, queue_timeout_s, stream), since in held:
-            timeout = self.config.queue_timeout_s if queue_timeout_s is None else queue_timeout_s
+        for add, since in held:
+            timeout = self.config.queue_timeout_s if add.queue_timeout_s is None else add.queue_timeout_s
             left = None if timeout is None else max(timeout - (now - since), 0.0)  # 0: it fails at the next step
-            self._send((kind, request_id, prompt, params, left, stream))
+            self._send(replace(add, queue_timeout_s=left))
         return True
 
     def _child_gone(self, conn: Connection) -> None:
@@ -281,10 +297,11 @@ class EngineProcess(FrontEnd):
                 child = self._spawn()
             except Exception:  # it could not even start: that counts as one more death
                 logger.exception("the new engine process did not start")
-                delay = self._restarts.next_delay()
-                if delay is None:
+                next_delay = self._restarts.next_delay()
+                if next_delay is None:
                     self._give_up()
                     return
+                delay = next_delay
                 continue
             if self._attach(child):
                 self.restarts += 1
@@ -307,7 +324,7 @@ class EngineProcess(FrontEnd):
 
     # ---- plumbing ----
 
-    def _send(self, message: tuple) -> bool:
+    def _send(self, message: ToCore) -> bool:
         """Send to the child; False when it is gone (the reader then fails its requests).
 
         Its own lock, never held by the reader thread: a send that waits for the child to read
@@ -317,7 +334,7 @@ class EngineProcess(FrontEnd):
                 self._conn.send(message)
             return True
         except (BrokenPipeError, OSError):
-            logger.debug("engine process is gone; dropped %s", message[0])
+            logger.debug("engine process is gone; dropped %s", type(message).__name__)
             return False
 
     def _read(self, conn: Connection) -> None:
@@ -337,6 +354,7 @@ class EngineProcess(FrontEnd):
         be descheduled in the middle of sending them); non-blocking, it raised BlockingIOError
         and the child looked dead. So the descriptor is made blocking again."""
         fd = conn.fileno()
+        assert self._loop is not None, "only with a loop"
         self._loop.add_reader(fd, self._on_readable, conn)
         os.set_blocking(fd, True)
 
@@ -347,35 +365,38 @@ class EngineProcess(FrontEnd):
                 self._receive(conn.recv())
         except (EOFError, OSError) as exc:
             logger.debug("engine pipe closed: %r", exc)
+            assert self._loop is not None, "only with a loop"
             self._loop.remove_reader(conn.fileno())
             self._child_gone(conn)
 
-    def _receive(self, messages: list[tuple]) -> None:
-        """One message from the child: its events go to their event loops, the stats to the listeners."""
+    def _receive(self, message: object) -> None:
+        """One message from the child: its events go to their event loops, the stats to the listeners.
+        Anything but `StepOutputs` is refused (logged, and nothing changes)."""
+        try:
+            expect(message, (StepOutputs,))
+        except UnknownMessage as exc:
+            logger.error("refused a message from engine process %s: %s", self._process.pid, exc)
+            return
+        assert isinstance(message, StepOutputs)
         batches: dict[asyncio.AbstractEventLoop, list[tuple[Sink, TokenEvent | RequestOutput]]] = {}
         finished: list[RequestOutput] = []
-        steps: list[StepStats] = []
         with self._lock:
-            for message in messages:
-                kind = message[0]
-                if kind == "event":
-                    event = message[1]
-                    final = isinstance(event, RequestOutput)
-                    sink = self._sinks.pop(event.request_id, None) if final else self._sinks.get(event.request_id)
-                    if final:
-                        finished.append(event)
-                    if sink is not None:
-                        batches.setdefault(sink.loop, []).append((sink, event))
-                elif kind == "steps":
-                    steps += message[1]
-                elif kind == "snapshot":
-                    _, self._snapshot, received, self._free = message
-                    self._sent_since_snapshot = self._sent - received
+            for event in message.events:
+                if isinstance(event, RequestOutput):
+                    sink = self._sinks.pop(event.request_id, None)
+                    finished.append(event)
+                else:
+                    sink = self._sinks.get(event.request_id)
+                if sink is not None:
+                    batches.setdefault(sink.loop, []).append((sink, event))
+            state = message.state
+            self._snapshot, self._free = state.snapshot, state.free
+            self._sent_since_snapshot = self._sent - state.received
         mine = batches.pop(self._loop, None) if self._loop is not None else None
         if mine:
             deliver(mine)  # we are on that loop
         hand_over(batches)
-        self._listeners.notify(steps, finished)
+        self._listeners.notify(message.steps, finished)
 
     def _end_all(self, error: EngineError | None, restarting: bool = False) -> None:
         """The child is gone: end every request in flight (or waiting for a new child) with `error`."""
@@ -388,12 +409,12 @@ class EngineProcess(FrontEnd):
             self._snapshot = replace(self._snapshot, running=0, waiting=0, slots_used=0)
             self._sent = self._sent_since_snapshot = 0
             self._free = min(self.config.batch_capacity, self.config.n_slots)
+        ending = error or EngineClosed("the engine shut down before the request finished")
         if sinks:
-            error = error or EngineClosed("the engine shut down before the request finished")
-            logger.warning("engine process gone: ending %d requests in flight (%s)", len(sinks), error.code)
+            logger.warning("engine process gone: ending %d requests in flight (%s)", len(sinks), ending.code)
         batches: dict[asyncio.AbstractEventLoop, list] = {}
         for request_id, sink in sinks.items():
-            batches.setdefault(sink.loop, []).append((sink, error_output(request_id, error)))
+            batches.setdefault(sink.loop, []).append((sink, error_output(request_id, ending)))
         hand_over(batches)
 
 
