@@ -209,7 +209,7 @@ def test_a_renamed_module_or_function_is_caught(reference):
 @pytest.mark.parametrize(
     "reference",
     [
-        "`corrige/server/pipeline.py: CorrectionPipeline.prepare`",
+        "`corrige/server/service.py: CorrectionService.prepare`",
         "`corrige/engine/child.py: PipeOutput`",
         "`corrige.server.app:app_from_env`",
         "`corrige.engine.Engine`",  # imported into the package
