@@ -14,7 +14,6 @@ NumPy and the engine are imported late, so BLAS can be held to `blas_threads` fi
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from dataclasses import asdict, dataclass
@@ -25,7 +24,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from corrige.bench.machine import machine_info
+from corrige.bench.machine import machine_info, write_json
 from corrige.model.blas import limit_blas_threads
 
 log = logging.getLogger(__name__)
@@ -324,7 +323,5 @@ def run_engine_bench(
         "targets": goals,
     }
     if output:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(json.dumps(result, indent=2) + "\n")
-        console.print(f"wrote {output}")
+        write_json(output, result, console)
     return result

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
-from corrige.bench.machine import Series, machine_info, numpy_blas, series
+from corrige.bench.machine import Series, machine_info, numpy_blas, series, write_json
 from corrige.bench.servers import LabServer
 from corrige.model.blas import limit_blas_threads
 
@@ -171,9 +171,7 @@ def run_http_bench(
         output.write_text(markdown(result))
         console.print(f"wrote {output}")
     if json_output:
-        json_output.parent.mkdir(parents=True, exist_ok=True)
-        json_output.write_text(json.dumps(result, indent=2) + "\n")
-        console.print(f"wrote {json_output}")
+        write_json(json_output, result, console)
     return result
 
 

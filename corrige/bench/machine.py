@@ -1,5 +1,5 @@
 """What every benchmark report shares: the `machine` record of what its figures were measured
-on, and a `Series` of latencies (n, p50, p95, mean)."""
+on, a `Series` of latencies (n, p50, p95, mean), and writing a report as JSON."""
 
 from __future__ import annotations
 
@@ -100,3 +100,13 @@ def series(name: str, samples_s: list[float]) -> Series:
     import numpy as np
 
     return series_ms(name, (np.asarray(samples_s, dtype=float) * 1e3).tolist())
+
+
+def write_json(path: Path, data: Any, console: Any = None, *, ensure_ascii: bool = True) -> None:
+    """Write a report as indented JSON (anything not JSON as its string), making its folder; say so on `console`."""
+    import json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=ensure_ascii, default=str) + "\n", encoding="utf-8")
+    if console is not None:
+        console.print(f"wrote {path}")

@@ -15,7 +15,6 @@ Figures are medians over repetitions; a ratio is the median of the per-repetitio
 from __future__ import annotations
 
 import inspect
-import json
 import logging
 import os
 import statistics
@@ -31,7 +30,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from corrige.bench.machine import machine_info, numpy_blas
+from corrige.bench.machine import machine_info, numpy_blas, write_json
 from corrige.model.blas import blas_threads_limited
 from corrige.model.config import GPTConfig
 from corrige.model.config import preset as preset_config
@@ -309,7 +308,5 @@ def run_model_bench(
     }
     if output is not None:
         output = Path(output)
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(json.dumps(report, indent=2) + "\n")
-        console.print(f"wrote {output}")
+        write_json(output, report, console)
     return report

@@ -22,23 +22,25 @@ rotating order: the two submit overheads side by side, and their gap (target: wi
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import secrets
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
 
-from corrige.bench.machine import Series, series_ms
+from corrige.bench.machine import Series, series_ms, write_json
 from corrige.bench.servers import LabServer
 from corrige.tutor.agent import BUNDLED_MODEL
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +60,17 @@ BACKENDS = ("sqlite", "postgresql")
 TARGET_BACKEND_GAP_MS = 2.0  # PostgreSQL's submit overhead, at most this much over SQLite's
 
 
+@dataclass
+class _Recorded:
+    """One backend's measured rounds: client-side times per path, and what its server timed."""
+
+    samples: dict[str, list[float]] = field(default_factory=lambda: {name: [] for name in PATHS})
+    paired: list[float] = field(default_factory=list)  # portal minus grammar, round by round
+    server_portal: dict[str, list[float]] = field(default_factory=dict)
+    server_grammar_total: list[float] = field(default_factory=list)
+    audit_rows: int = 0
+
+
 def run_portal_bench(
     console: Console,
     rounds: int = 300,
@@ -71,78 +84,29 @@ def run_portal_bench(
     the same time, every round going through both, so that their overheads are side by side."""
     if rounds < 1 or warmup < 0:
         raise ValueError("rounds must be positive and warmup not negative")
-    import httpx
-
     from corrige.bench.machine import machine_info
     from corrige.portal.quiz import QuestionBank
     from corrige.tutor.retrieval import default_cache_dir
 
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request otherwise
     backends = list(BACKENDS) if database else ["sqlite"]
-    samples = {b: {name: [] for name in PATHS} for b in backends}
-    paired: dict[str, list[float]] = {b: [] for b in backends}  # portal minus grammar, round by round
-    server_portal: dict[str, dict[str, list[float]]] = {b: {} for b in backends}
-    server_grammar_total: dict[str, list[float]] = {b: [] for b in backends}
-    audit_rows: dict[str, int] = {}
+    recorded = {b: _Recorded() for b in backends}
     started = time.perf_counter()
+    # the bank the servers read (the machine's cache directory): built and checked once, not every run
+    questions = one_question_per_category(QuestionBank.cached(default_cache_dir()))
     with ExitStack() as stack:
-        # the bank the servers read (the machine's cache directory): built and checked once, not every run
-        questions = one_question_per_category(QuestionBank.cached(default_cache_dir()))
-        servers = {"sqlite": LabServer.corrige(batching, model)}
-        if database:
-            schema_url = stack.enter_context(bench_schema(database))
-            servers["postgresql"] = LabServer.corrige(batching, model, extra=["--database-url", schema_url])
-        for server in servers.values():  # both load at once
-            stack.callback(server.stop)
-            server.start()
-        clients = {}
-        for backend, server in servers.items():
-            server.wait_ready()
-            client = stack.enter_context(httpx.Client(base_url=server.url, timeout=60))
-            csrf = client.get("/portal/api/session").json()["csrf_token"]
-            clients[backend] = (client, {"X-CSRF-Token": csrf})
-
-        def call(backend: str, name: str, q, i: int) -> tuple[float, dict]:
-            client, headers = clients[backend]
-            if name == "portal":
-                answer = q.expected if i % 2 else q.sentence  # graded exact and wrong alike
-                args = ("/portal/api/quiz/answer", {"question_id": q.id, "answer": answer})
-            elif name == "grammar":
-                args = ("/v1/grammar/correct", {"sentence": q.sentence})
-            else:
-                args = ("/portal/api/correct", {"sentence": q.sentence})
-            t0 = time.perf_counter()
-            response = client.post(args[0], json=args[1], headers=headers)
-            body = response.json()
-            elapsed_ms = 1e3 * (time.perf_counter() - t0)
-            if response.status_code != 200:
-                raise RuntimeError(f"{backend}: {args[0]} answered {response.status_code}: {body}")
-            return elapsed_ms, body
-
-        calls = [(backend, name) for backend in backends for name in PATHS]
+        servers, schema_url = _start_servers(stack, batching, model, database)
+        clients = _sessions(stack, servers)
         where = " and ".join(f"{b} {servers[b].url}" for b in backends)
-        console.print(f"servers ready ({where}); {warmup} warm-up + {rounds} measured rounds of {len(calls)}")
-        for i in range(warmup + rounds):
-            q = questions[i % len(questions)]
-            order = calls[i % len(calls) :] + calls[: i % len(calls)]
-            times: dict[tuple[str, str], float] = {}
-            for backend, name in order:
-                times[backend, name], body = call(backend, name, q, i)
-                if i >= warmup and name == "portal":
-                    for stage, ms in body["timings_ms"].items():
-                        server_portal[backend].setdefault(stage, []).append(ms)
-                elif i >= warmup and name == "grammar":
-                    server_grammar_total[backend].append(body["timings_ms"]["total"])
-            if i >= warmup:
-                for (backend, name), ms in times.items():
-                    samples[backend][name].append(ms)
-                for backend in backends:
-                    paired[backend].append(times[backend, "portal"] - times[backend, "grammar"])
-        audit_rows["sqlite"] = _count_rows(servers["sqlite"].state_dir / "portal.sqlite")
-        if database:
-            audit_rows["postgresql"] = _count_pg_rows(schema_url)
+        console.print(
+            f"servers ready ({where}); {warmup} warm-up + {rounds} measured rounds of {len(clients) * len(PATHS)}"
+        )
+        _run_rounds(clients, questions, recorded, warmup, rounds)
+        recorded["sqlite"].audit_rows = _count_rows(servers["sqlite"].state_dir / "portal.sqlite")
+        if schema_url:
+            recorded["postgresql"].audit_rows = _count_pg_rows(schema_url)
 
-    per_backend = {b: _figures(samples[b], paired[b], server_portal[b], server_grammar_total[b]) for b in backends}
+    per_backend = {b: _figures(r) for b, r in recorded.items()}
     rows, figures = per_backend["sqlite"]
     met = figures["overhead_p50_ms"] <= TARGET_OVERHEAD_P50_MS
     command = f"corrige bench portal --rounds {rounds} --warmup {warmup} --batching {batching}"
@@ -154,59 +118,137 @@ def run_portal_bench(
         "series": [asdict(r) for r in rows],
         "figures": {k: round(v, 3) for k, v in figures.items()},
         "target": {"name": "overhead_p50_ms", "limit_ms": TARGET_OVERHEAD_P50_MS, "met": met},
-        "audit_rows_written": audit_rows["sqlite"],
+        "audit_rows_written": recorded["sqlite"].audit_rows,
         "seconds": round(time.perf_counter() - started, 1),
     }
     _print(console, rows, figures, met, title="sqlite" if database else "")
     if database:
-        pg_rows, pg_figures = per_backend["postgresql"]
-        gap = pg_figures["overhead_p50_ms"] - figures["overhead_p50_ms"]
-        gap_paired = pg_figures["overhead_paired_median_ms"] - figures["overhead_paired_median_ms"]
-        gap_met = gap <= TARGET_BACKEND_GAP_MS
-        result["postgresql"] = {
-            "series": [asdict(r) for r in pg_rows],
-            "figures": {k: round(v, 3) for k, v in pg_figures.items()},
-            "audit_rows_written": audit_rows["postgresql"],
-        }
-        result["backend_gap"] = {
-            "overhead_p50_ms": round(gap, 3),
-            "overhead_paired_median_ms": round(gap_paired, 3),
-            "audit_p50_ms": round(pg_figures["server_portal_audit_p50_ms"] - figures["server_portal_audit_p50_ms"], 3),
-            "limit_ms": TARGET_BACKEND_GAP_MS,
-            "met": gap_met,
-        }
-        _print(console, pg_rows, pg_figures, pg_figures["overhead_p50_ms"] <= TARGET_OVERHEAD_P50_MS, "postgresql")
-        verdict = "[green]met[/]" if gap_met else "[red]not met[/]"
-        console.print(
-            f"PostgreSQL vs SQLite, submit overhead at p50: {gap:+.2f} ms (paired medians {gap_paired:+.2f} ms; "
-            f"audit write {result['backend_gap']['audit_p50_ms']:+.2f} ms); target <= {TARGET_BACKEND_GAP_MS:g} ms: "
-            f"{verdict}"
-        )
+        _compare_backends(console, result, figures, per_backend["postgresql"], recorded["postgresql"].audit_rows)
     if json_output:
-        json_output.parent.mkdir(parents=True, exist_ok=True)
-        json_output.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        console.print(f"wrote {json_output}")
+        write_json(json_output, result, console, ensure_ascii=False)
     return result
 
 
-def _figures(
-    samples: dict[str, list[float]],
-    paired: list[float],
-    server_portal: dict[str, list[float]],
-    server_grammar_total: list[float],
-) -> tuple[list[Series], dict[str, float]]:
+def _start_servers(
+    stack: ExitStack, batching: str, model: Path | None, database: str | None
+) -> tuple[dict[str, LabServer], str | None]:
+    """The SQLite server, and with `database` the PostgreSQL one in a schema of its own; both load at once."""
+    servers = {"sqlite": LabServer.corrige(batching, model)}
+    schema_url = None
+    if database:
+        schema_url = stack.enter_context(bench_schema(database))
+        servers["postgresql"] = LabServer.corrige(batching, model, extra=["--database-url", schema_url])
+    for server in servers.values():
+        stack.callback(server.stop)
+        server.start()
+    return servers, schema_url
+
+
+def _sessions(stack: ExitStack, servers: dict[str, LabServer]) -> dict[str, tuple[httpx.Client, dict[str, str]]]:
+    """A keep-alive client per server, with the CSRF header of its learner session."""
+    import httpx
+
+    clients = {}
+    for backend, server in servers.items():
+        server.wait_ready()
+        client = stack.enter_context(httpx.Client(base_url=server.url, timeout=60))
+        csrf = client.get("/portal/api/session").json()["csrf_token"]
+        clients[backend] = (client, {"X-CSRF-Token": csrf})
+    return clients
+
+
+def _call(session: tuple[httpx.Client, dict[str, str]], backend: str, name: str, q: Any, i: int) -> tuple[float, dict]:
+    """One request on one path, timed from the call to the parsed JSON."""
+    client, headers = session
+    if name == "portal":
+        answer = q.expected if i % 2 else q.sentence  # graded exact and wrong alike
+        args = ("/portal/api/quiz/answer", {"question_id": q.id, "answer": answer})
+    elif name == "grammar":
+        args = ("/v1/grammar/correct", {"sentence": q.sentence})
+    else:
+        args = ("/portal/api/correct", {"sentence": q.sentence})
+    t0 = time.perf_counter()
+    response = client.post(args[0], json=args[1], headers=headers)
+    body = response.json()
+    elapsed_ms = 1e3 * (time.perf_counter() - t0)
+    if response.status_code != 200:
+        raise RuntimeError(f"{backend}: {args[0]} answered {response.status_code}: {body}")
+    return elapsed_ms, body
+
+
+def _run_rounds(
+    clients: dict[str, tuple[httpx.Client, dict[str, str]]],
+    questions: list,
+    recorded: dict[str, _Recorded],
+    warmup: int,
+    rounds: int,
+) -> None:
+    """Each round sends one question through every path of every backend, in an order that rotates."""
+    calls = [(backend, name) for backend in recorded for name in PATHS]
+    for i in range(warmup + rounds):
+        q = questions[i % len(questions)]
+        order = calls[i % len(calls) :] + calls[: i % len(calls)]
+        times: dict[tuple[str, str], float] = {}
+        for backend, name in order:
+            times[backend, name], body = _call(clients[backend], backend, name, q, i)
+            if i >= warmup and name == "portal":
+                for stage, ms in body["timings_ms"].items():
+                    recorded[backend].server_portal.setdefault(stage, []).append(ms)
+            elif i >= warmup and name == "grammar":
+                recorded[backend].server_grammar_total.append(body["timings_ms"]["total"])
+        if i >= warmup:
+            for (backend, name), ms in times.items():
+                recorded[backend].samples[name].append(ms)
+            for backend, r in recorded.items():
+                r.paired.append(times[backend, "portal"] - times[backend, "grammar"])
+
+
+def _compare_backends(
+    console: Console,
+    result: dict[str, Any],
+    figures: dict[str, float],
+    postgresql: tuple[list[Series], dict[str, float]],
+    audit_rows: int,
+) -> None:
+    """PostgreSQL's figures beside SQLite's, and the gap of their submit overheads against its target."""
+    pg_rows, pg_figures = postgresql
+    gap = pg_figures["overhead_p50_ms"] - figures["overhead_p50_ms"]
+    gap_paired = pg_figures["overhead_paired_median_ms"] - figures["overhead_paired_median_ms"]
+    gap_met = gap <= TARGET_BACKEND_GAP_MS
+    result["postgresql"] = {
+        "series": [asdict(r) for r in pg_rows],
+        "figures": {k: round(v, 3) for k, v in pg_figures.items()},
+        "audit_rows_written": audit_rows,
+    }
+    result["backend_gap"] = {
+        "overhead_p50_ms": round(gap, 3),
+        "overhead_paired_median_ms": round(gap_paired, 3),
+        "audit_p50_ms": round(pg_figures["server_portal_audit_p50_ms"] - figures["server_portal_audit_p50_ms"], 3),
+        "limit_ms": TARGET_BACKEND_GAP_MS,
+        "met": gap_met,
+    }
+    _print(console, pg_rows, pg_figures, pg_figures["overhead_p50_ms"] <= TARGET_OVERHEAD_P50_MS, "postgresql")
+    verdict = "[green]met[/]" if gap_met else "[red]not met[/]"
+    console.print(
+        f"PostgreSQL vs SQLite, submit overhead at p50: {gap:+.2f} ms (paired medians {gap_paired:+.2f} ms; "
+        f"audit write {result['backend_gap']['audit_p50_ms']:+.2f} ms); target <= {TARGET_BACKEND_GAP_MS:g} ms: "
+        f"{verdict}"
+    )
+
+
+def _figures(recorded: _Recorded) -> tuple[list[Series], dict[str, float]]:
     import numpy as np
 
-    rows = [series_ms(PATHS[name], samples[name]) for name in PATHS]
+    rows = [series_ms(PATHS[name], recorded.samples[name]) for name in PATHS]
     portal, grammar, tutor_page = rows
     figures = {
         "portal_p50_ms": portal.p50_ms,
         "grammar_p50_ms": grammar.p50_ms,
         "overhead_p50_ms": portal.p50_ms - grammar.p50_ms,
-        "overhead_paired_median_ms": float(np.median(paired)),
+        "overhead_paired_median_ms": float(np.median(recorded.paired)),
         "tutor_page_overhead_p50_ms": tutor_page.p50_ms - grammar.p50_ms,
-        "server_grammar_total_p50_ms": float(np.median(server_grammar_total)),
-        **{f"server_portal_{stage}_p50_ms": float(np.median(v)) for stage, v in server_portal.items()},
+        "server_grammar_total_p50_ms": float(np.median(recorded.server_grammar_total)),
+        **{f"server_portal_{stage}_p50_ms": float(np.median(v)) for stage, v in recorded.server_portal.items()},
     }
     return rows, figures
 

@@ -11,7 +11,6 @@ model steps changes.
 
 from __future__ import annotations
 
-import json
 import statistics
 from dataclasses import asdict
 from pathlib import Path
@@ -22,7 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from corrige.bench.engine import Cell, WorkItem, run_cell
-from corrige.bench.machine import machine_info
+from corrige.bench.machine import machine_info, write_json
 from corrige.model.blas import limit_blas_threads
 
 CLIENTS = (1, 8, 32, 64)
@@ -158,7 +157,5 @@ def run_speculative_bench(
         "cells": [asdict(c) for c in cells],
     }
     if output:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(json.dumps(result, indent=2) + "\n")
-        console.print(f"wrote {output}")
+        write_json(output, result, console)
     return result

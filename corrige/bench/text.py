@@ -13,7 +13,6 @@ Target (issue 17): the email's p50 at most 2x the single sentence's.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import time
@@ -24,7 +23,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from corrige.bench.machine import Series, machine_info, series
+from corrige.bench.machine import Series, machine_info, series, write_json
 from corrige.bench.servers import LabServer
 from corrige.model.blas import limit_blas_threads
 
@@ -139,9 +138,7 @@ def run_text_bench(
     }
     _print(console, rows, figures, result)
     if json_output:
-        json_output.parent.mkdir(parents=True, exist_ok=True)
-        json_output.write_text(json.dumps(result, indent=2) + "\n")
-        console.print(f"wrote {json_output}")
+        write_json(json_output, result, console)
     return result
 
 

@@ -3,7 +3,6 @@ steps that parse lists and write results."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -36,8 +35,9 @@ def words(text: str) -> list[str]:
 
 def write_json(path: Path, data: Any, *, ensure_ascii: bool = True) -> None:
     """Write `data` as indented JSON (anything else as its string), making the folder, and say so."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=ensure_ascii, default=str) + "\n", encoding="utf-8")
+    from corrige.bench.machine import write_json as save
+
+    save(path, data, ensure_ascii=ensure_ascii)
     console.print(f"[green]wrote[/] {path}")
 
 
