@@ -33,8 +33,8 @@ from corrige.synth.data import make_splits
 from corrige.tokenizer import BPETokenizer
 from corrige.train.gloss_token import add_gloss_token
 from corrige.train.pairs import TextPair, encode_pairs, pair_splits
-from corrige.tutor.codec import EncodedExample, encode_pair, encode_prompt, split_answer
 from corrige.tutor.plausibility import write_known_words
+from corrige.tutor.token_codec import EncodedExample, encode_pair, encode_prompt, split_answer
 
 log = logging.getLogger(__name__)
 
@@ -159,7 +159,6 @@ def train(cfg: TrainConfig, out_dir: Path, resume: bool = False, on_step: StepCa
     out_dir.mkdir(parents=True, exist_ok=True)
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
-    model_cfg: GPTConfig = preset(cfg.preset)
     random.seed(cfg.seed)
     torch.manual_seed(cfg.seed)
 
@@ -168,20 +167,8 @@ def train(cfg: TrainConfig, out_dir: Path, resume: bool = False, on_step: StepCa
         splits = pair_splits(cfg.pairs, cfg.n_dev, cfg.n_test, cfg.pairs_limit)
     else:
         splits = make_splits(cfg.data_seed, cfg.n_train, cfg.n_dev, cfg.n_test)
-    tok_path = out_dir / "tokenizer.json"
-    start_params = None
-    if cfg.init_from and not (resume and (out_dir / "checkpoint.pt").is_file()):
-        # a model trained before (e.g. the bundled one) goes on learning: its tokenizer, shape and weights
-        model_cfg, start_params = load_model(cfg.init_from)
-        tok, start_params = add_gloss_token(BPETokenizer.load(cfg.init_from), start_params)
-        tok.save(tok_path)
-    elif resume and tok_path.is_file():
-        tok = BPETokenizer.load(tok_path)
-    else:
-        sample = splits["train"][: cfg.tokenizer_sample] if cfg.pairs else splits["train"]
-        tok = build_tokenizer(sample, model_cfg.vocab_size)
-        tok.save(tok_path)
-    model_cfg = model_cfg.with_(vocab_size=tok.vocab_size)
+    ckpt = out_dir / "checkpoint.pt"
+    tok, model_cfg, start_params = _tokenizer_and_start(cfg, out_dir, splits, resume and ckpt.is_file(), resume)
     train_set, dropped = encode_split(tok, splits["train"], model_cfg.n_ctx)
     dev_set, _ = encode_split(tok, splits["dev"], model_cfg.n_ctx)
     log.info(
@@ -197,37 +184,9 @@ def train(cfg: TrainConfig, out_dir: Path, resume: bool = False, on_step: StepCa
     if start_params is not None:
         model.load_params(start_params)
         log.info("starting from the weights of %s", cfg.init_from)
-    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
-    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW(
-        [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
-        lr=cfg.lr,
-        betas=(0.9, 0.98),
-    )
-    step, spent_minutes = 0, 0.0
-    ckpt = out_dir / "checkpoint.pt"
-    history: list[EvalPoint] = []
-    if resume and ckpt.is_file():
-        state = torch.load(ckpt, weights_only=False)
-        model.load_state_dict(state["model"])
-        opt.load_state_dict(state["optimizer"])
-        step, spent_minutes = state["step"], state["minutes"]
-        history = [EvalPoint(**h) for h in state["history"]]
-        log.info("resumed from step %d (%.1f min)", step, spent_minutes)
-
-    # the batch order is a pure function of (seed, step), so a resumed run sees the same batches
-    epoch_perm: dict[int, np.ndarray] = {}
-
-    lengths = np.array([len(e.ids) for e in train_set])
-
-    def batch_for(s: int) -> list[EncodedExample]:
-        per_epoch = len(train_set) // cfg.batch_size
-        epoch, k = divmod(s, per_epoch)
-        if epoch not in epoch_perm:
-            epoch_perm.clear()
-            epoch_perm[epoch] = _bucketed_order(lengths, cfg.batch_size, np.random.default_rng([cfg.seed, epoch]))
-        idx = epoch_perm[epoch][k * cfg.batch_size : (k + 1) * cfg.batch_size]
-        return [train_set[i] for i in idx]
+    opt = _optimizer(model, cfg)
+    step, spent_minutes, history = _resume(ckpt, model, opt) if resume and ckpt.is_file() else (0, 0.0, [])
+    batches = _BatchOrder(train_set, cfg.batch_size, cfg.seed)
 
     def evaluate_now(at_step: int, at_minutes: float) -> EvalPoint:
         exact = dev_exact_match(model, tok, splits["dev"], model_cfg.n_ctx, cfg.eval_examples)
@@ -243,16 +202,9 @@ def train(cfg: TrainConfig, out_dir: Path, resume: bool = False, on_step: StepCa
             break
         for g in opt.param_groups:
             g["lr"] = lr_at(cfg, step, progress)
-        x, y = make_batch(batch_for(step), tok.special.pad)
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cfg.bf16):
-            logits = model(x)
-        loss = F.cross_entropy(logits.float().flatten(0, 1), y.flatten(), ignore_index=IGNORE)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
+        loss = _train_step(model, opt, make_batch(batches.at(step), tok.special.pad), cfg.bf16)
         step += 1
-        loss_ema = loss.item() if math.isnan(loss_ema) else 0.98 * loss_ema + 0.02 * loss.item()
+        loss_ema = loss if math.isnan(loss_ema) else 0.98 * loss_ema + 0.02 * loss
         if on_step:
             on_step(step, loss_ema, progress)
         if step % cfg.eval_every == 0:
@@ -273,12 +225,105 @@ def train(cfg: TrainConfig, out_dir: Path, resume: bool = False, on_step: StepCa
     history.append(final)
     log.info("done: %d steps in %.1f min, dev exact %.3f", step, minutes, final.dev_exact)
     _save_checkpoint(ckpt, model, opt, step, minutes, history)
+    _export(cfg, out_dir, model, model_cfg, tok, splits["train"], step, minutes, history)
+    return TrainResult(out_dir, step, minutes, loss_ema, history, dropped)
+
+
+def _tokenizer_and_start(
+    cfg: TrainConfig, out_dir: Path, splits: dict, has_checkpoint: bool, resume: bool
+) -> tuple[BPETokenizer, GPTConfig, dict | None]:
+    """The tokenizer (the earlier model's with --init-from, the run's own on resume, else a new
+    one), the model's shape for it, and the weights to start from (None: random)."""
+    model_cfg: GPTConfig = preset(cfg.preset)
+    tok_path = out_dir / "tokenizer.json"
+    start_params = None
+    if cfg.init_from and not has_checkpoint:
+        # a model trained before (e.g. the bundled one) goes on learning: its tokenizer, shape and weights
+        model_cfg, start_params = load_model(cfg.init_from)
+        tok, start_params = add_gloss_token(BPETokenizer.load(cfg.init_from), start_params)
+        tok.save(tok_path)
+    elif resume and tok_path.is_file():
+        tok = BPETokenizer.load(tok_path)
+    else:
+        sample = splits["train"][: cfg.tokenizer_sample] if cfg.pairs else splits["train"]
+        tok = build_tokenizer(sample, model_cfg.vocab_size)
+        tok.save(tok_path)
+    return tok, model_cfg.with_(vocab_size=tok.vocab_size), start_params
+
+
+def _optimizer(model: TorchGPT, cfg: TrainConfig) -> torch.optim.AdamW:
+    """AdamW with weight decay on the matrices only (not on biases, norms' gains)."""
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
+    return torch.optim.AdamW(
+        [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=cfg.lr,
+        betas=(0.9, 0.98),
+    )
+
+
+def _resume(ckpt: Path, model: TorchGPT, opt: torch.optim.Optimizer) -> tuple[int, float, list[EvalPoint]]:
+    """Load the checkpoint into the model and the optimizer: the step, the minutes spent and the history."""
+    state = torch.load(ckpt, weights_only=False)
+    model.load_state_dict(state["model"])
+    opt.load_state_dict(state["optimizer"])
+    log.info("resumed from step %d (%.1f min)", state["step"], state["minutes"])
+    return state["step"], state["minutes"], [EvalPoint(**h) for h in state["history"]]
+
+
+class _BatchOrder:
+    """The batch of each step. The order is a pure function of (seed, step), so a resumed run
+    sees the same batches; each epoch's order is bucketed by length (`_bucketed_order`)."""
+
+    def __init__(self, train_set: list[EncodedExample], batch_size: int, seed: int) -> None:
+        self.train_set, self.batch_size, self.seed = train_set, batch_size, seed
+        self.lengths = np.array([len(e.ids) for e in train_set])
+        self.epoch_perm: dict[int, np.ndarray] = {}
+
+    def at(self, step: int) -> list[EncodedExample]:
+        per_epoch = len(self.train_set) // self.batch_size
+        epoch, k = divmod(step, per_epoch)
+        if epoch not in self.epoch_perm:
+            self.epoch_perm.clear()
+            rng = np.random.default_rng([self.seed, epoch])
+            self.epoch_perm[epoch] = _bucketed_order(self.lengths, self.batch_size, rng)
+        idx = self.epoch_perm[epoch][k * self.batch_size : (k + 1) * self.batch_size]
+        return [self.train_set[i] for i in idx]
+
+
+def _train_step(
+    model: TorchGPT, opt: torch.optim.Optimizer, batch: tuple[torch.Tensor, torch.Tensor], bf16: bool
+) -> float:
+    """One optimizer step on one batch (gradients clipped at norm 1); returns the batch's loss."""
+    x, y = batch
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+        logits = model(x)
+    loss = F.cross_entropy(logits.float().flatten(0, 1), y.flatten(), ignore_index=IGNORE)
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+    return loss.item()
+
+
+def _export(
+    cfg: TrainConfig,
+    out_dir: Path,
+    model: TorchGPT,
+    model_cfg: GPTConfig,
+    tok: BPETokenizer,
+    train_examples: list,
+    step: int,
+    minutes: float,
+    history: list[EvalPoint],
+) -> None:
+    """The model for the NumPy runtime, its known words, and `train_config.json` (the runs it continues too)."""
     save_model(out_dir, model.export_params(), model_cfg, bos_id=tok.special.bos, eos_id=tok.special.eos)
     # real-text sources hold injected misspellings: only corrected sentences count as known words
     known = (
-        (ex.corrected for ex in splits["train"])
+        (ex.corrected for ex in train_examples)
         if cfg.pairs
-        else (t for ex in splits["train"] for t in (ex.source, ex.corrected))
+        else (t for ex in train_examples for t in (ex.source, ex.corrected))
     )
     write_known_words(out_dir, known)
     summary = {"steps": step, "minutes": round(minutes, 1), "history": [asdict(h) for h in history]}
@@ -288,7 +333,6 @@ def train(cfg: TrainConfig, out_dir: Path, resume: bool = False, on_step: StepCa
         before = json.loads(earlier.read_text())
         record["continued_from"] = [*before.pop("continued_from", []), before]
     (out_dir / "train_config.json").write_text(_json(record))
-    return TrainResult(out_dir, step, minutes, loss_ema, history, dropped)
 
 
 def _bucketed_order(lengths: np.ndarray, batch_size: int, rng: np.random.Generator, group: int = 50) -> np.ndarray:
