@@ -187,8 +187,9 @@ class _Plan:
     L: int
     pos: np.ndarray  # (N,) each row's position
     # Where the rows' keys/values go: a block of slots by positions (two slices: basic indexing,
-    # ~1 µs) or one (slot, position) pair per row (two (N,) arrays: a scatter, ~3-10 µs).
-    write: tuple[slice, slice] | tuple[np.ndarray, np.ndarray]
+    # ~1 µs), a block of slots at one position (a slice and an int: the same, for decode), or one
+    # (slot, position) pair per row (two (N,) arrays: a scatter, ~3-10 µs).
+    write: tuple[slice, slice | int] | tuple[np.ndarray, np.ndarray]
     read: slice | np.ndarray  # the B sequences' slots: a slice (views) or an index array (copies)
     t: int  # keys 0..t-1 cover every row; a row's later keys are masked
     mask: np.ndarray | None  # additive, broadcast against (B, H, L, t); None: nothing masked
@@ -208,7 +209,7 @@ class _Buffers:
         if isinstance(p.write[1], slice):  # the cache block's layout: (B, H, hs, L) keys, (B, H, L, hs) values
             self.k_new = k_rows.reshape(B, L, H, hs).transpose(0, 2, 3, 1)
             self.v_new = v_rows.reshape(B, L, H, hs).transpose(0, 2, 1, 3)
-        else:  # a scatter's: (N, H, hs)
+        else:  # a scatter's, or a slot block's at one position: (N, H, hs)
             self.k_new, self.v_new = k_rows.reshape(N, H, hs), v_rows.reshape(N, H, hs)
         if p.grid is None:  # the rows are the grid: attention reads queries and writes outputs in place
             self.q_grid = self.att_grid = None
@@ -291,20 +292,22 @@ def _chunk_plan(w: RuntimeWeights, cache: KVCache, lengths: list[int], slots: np
     """
     slot_list, start_list = slots.tolist(), starts.tolist()
     _check_slots(cache, slot_list)
-    B, L, N = len(lengths), max(lengths), sum(lengths)
+    B, L = len(lengths), max(lengths)
     run = _is_run(slot_list)
     read = slice(slot_list[0], slot_list[0] + B) if run else slots
     t = max(s + n for s, n in zip(start_list, lengths, strict=True))
     p0 = start_list[0]
     same_start = min(start_list) == max(start_list)
-    if min(lengths) == L:
-        row, local, grid = np.repeat(np.arange(B), L), np.tile(np.arange(L), B), None
+    if min(lengths) == L:  # the rows fill the grid
+        grid, pos = None, (starts[:, None] + np.arange(L)).ravel()
     else:
         row = np.repeat(np.arange(B), lengths)
-        local = np.arange(N) - (np.cumsum(lengths) - lengths)[row]
-        grid = row * L + local
-    pos = starts[row] + local  # (N,)
-    write = (read, slice(p0, p0 + L)) if run and same_start and grid is None else (slots[row], pos)
+        local = np.arange(len(row)) - (np.cumsum(lengths) - lengths)[row]
+        grid, pos = row * L + local, starts[row] + local
+    if run and same_start and grid is None:
+        write: tuple = (read, slice(p0, p0 + L))
+    else:
+        write = (np.repeat(slots, lengths), pos)
     if same_start:  # (L, t); a padding query's row is never read
         mask = w.causal[p0 : p0 + L, :t]
     else:  # (B, 1, L, t); padding queries take their sequence's last position, a row the table has
@@ -324,9 +327,10 @@ def decode(
 
     Row b feeds `tokens[b]` at `positions[b]` of the sequence in cache slot `slots[b]`,
     whose positions `0..positions[b]-1` must already be cached. Writes the new key/value.
-    (`_chunk_plan` with one token each, planned here with fewer NumPy calls: this is the
-    step a one-client request repeats.)
     """
+    # The plan `_chunk_plan` makes for chunks of one token, made here with fewer NumPy calls: the
+    # step a one-client request repeats. `corrige bench model --no-reference` (seed, 4 paired runs):
+    # decode step at batch 1 0.149 ms here against 0.161 ms through `_chunk_plan` (+8%), batch 8 +5%.
     cfg = w.cfg
     tokens, slots, positions = _as_indices(tokens), _as_indices(slots), _as_indices(positions)
     B = len(tokens)
@@ -339,7 +343,7 @@ def decode(
     _check_slots(cache, slot_list)
     run = _is_run(slot_list)
     read = slice(slot_list[0], slot_list[0] + B) if run else slots
-    write = (read, slice(lo, lo + 1)) if run and lo == hi else (slots, positions)
+    write = (read, lo) if run and lo == hi else (slots, positions)  # (B, H, hs) either way
     mask = None if lo == hi else w.causal[positions, : hi + 1][:, None, None, :]  # (B, 1, 1, t)
     return _forward(w, cache, tokens, _Plan(B, 1, positions, write, read, hi + 1, mask, None))
 
