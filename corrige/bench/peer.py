@@ -59,7 +59,7 @@ def create_app(model_dir: Path | None = None):
 
     from corrige.tokenizer import BPETokenizer
     from corrige.tutor.agent import BUNDLED_MODEL, normalize_sentence
-    from corrige.tutor.codec import encode_prompt, split_answer
+    from corrige.tutor.token_codec import encode_prompt, split_answer
 
     directory = Path(model_dir) if model_dir else BUNDLED_MODEL
     model = GPT2LMHeadModel.from_pretrained(directory).eval()

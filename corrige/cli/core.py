@@ -110,7 +110,7 @@ def correct(
     from rich.table import Table
 
     from corrige.tutor.agent import Tutor
-    from corrige.tutor.codec import PromptTooLong
+    from corrige.tutor.token_codec import PromptTooLong
 
     tutor = Tutor.load(model)
     refused = 0

@@ -93,7 +93,7 @@ def eval_retrieval(
     from corrige.tutor.retrieval import Retriever
 
     retriever = Retriever.load()
-    queries = reval.all_queries(n_test=n_test, seed=seed)
+    queries = reval.all_queries(n_test=n_test, data_seed=seed)
     report = reval.evaluate(retriever, queries)
     # Robustness: the same queries without their categories (a category the tutor missed, or CLI text).
     bare = [dataclasses.replace(q, query=dataclasses.replace(q.query, categories=())) for q in queries]

@@ -30,9 +30,9 @@ from corrige.corpus.rules_phrases import RULES as PHRASE_RULES
 from corrige.corpus.rules_prepositions import RULES as PREPOSITION_RULES
 from corrige.corpus.rules_verbs import RULES as VERB_RULES
 from corrige.corpus.rules_words import RULES as WORD_RULES
+from corrige.tutor.answer_text import NO_ERRORS_GLOSS, GlossItem, render_gloss
 from corrige.tutor.categories import CATEGORY_IDS, OTHER, label_of
 from corrige.tutor.edits import diff_edits
-from corrige.tutor.format import NO_ERRORS_GLOSS, GlossItem, render_gloss
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from corrige.tutor.answer_text import split_gloss
 from corrige.tutor.edits import Edit, diff_edits
-from corrige.tutor.format import split_gloss
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from corrige.tutor.codec import PromptTooLong
+from corrige.tutor.token_codec import PromptTooLong
 
 if TYPE_CHECKING:
     from corrige.tutor.agent import Correction, Tutor

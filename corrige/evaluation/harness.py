@@ -16,7 +16,7 @@ from corrige.model.generate import Generation, greedy_generate_scored
 from corrige.model.numpy_gpt import KVCache
 from corrige.synth.data import load_realistic, make_splits
 from corrige.tutor.agent import Correction, Tutor, TutorConfig
-from corrige.tutor.codec import PromptTooLong
+from corrige.tutor.token_codec import PromptTooLong
 
 
 @dataclass(frozen=True)
@@ -34,10 +34,10 @@ class Generated:
     prompt_tokens: int
 
 
-def synthetic_items(split: str = "test", seed: int = 0, n: int = 2000) -> list[EvalItem]:
+def synthetic_items(split: str = "test", data_seed: int = 0, n: int = 2000) -> list[EvalItem]:
     """The held-out synthetic split (test and dev are generated first, so n_train does not change them)."""
     sizes = {"test": (0, 0, n), "dev": (0, n, n)}[split]
-    examples = make_splits(seed, *sizes)[split]
+    examples = make_splits(data_seed, *sizes)[split]
     return [EvalItem(e.source, e.corrected, tuple(e.categories), e.gloss) for e in examples]
 
 

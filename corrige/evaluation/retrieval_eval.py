@@ -395,12 +395,12 @@ def expected_cards(
 
 
 def generated_queries(
-    cards: Sequence[Card], n_test: int = 900, seed: int = 0, per_category: int = 14
+    cards: Sequence[Card], n_test: int = 900, data_seed: int = 0, per_category: int = 14
 ) -> list[LabelledQuery]:
     """Single-error test examples, at most ``per_category`` per category (balanced)."""
     from corrige.synth.data import make_splits
 
-    test = make_splits(seed, 0, 0, n_test)["test"]
+    test = make_splits(data_seed, 0, 0, n_test)["test"]
     taken: Counter[str] = Counter()
     out = []
     for ex in test:
@@ -453,9 +453,9 @@ def hand_queries(cards: Sequence[Card], path: Path = HAND_QUERIES_PATH) -> list[
     return out
 
 
-def all_queries(cards: Sequence[Card] | None = None, n_test: int = 900, seed: int = 0) -> list[LabelledQuery]:
+def all_queries(cards: Sequence[Card] | None = None, n_test: int = 900, data_seed: int = 0) -> list[LabelledQuery]:
     cards = list(cards or bundled_cards())
-    return generated_queries(cards, n_test, seed) + realistic_queries(cards) + hand_queries(cards)
+    return generated_queries(cards, n_test, data_seed) + realistic_queries(cards) + hand_queries(cards)
 
 
 # ---------------------------------------------------------------------------------------------

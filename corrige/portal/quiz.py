@@ -50,7 +50,7 @@ from typing import Protocol
 logger = logging.getLogger(__name__)
 
 EXAM_LENGTH = 10
-BANK_SEED = 0  # the bundled tutor's data seed
+BANK_DATA_SEED = 0  # the bundled tutor's data seed (its synthetic splits)
 BANK_SPLIT_SIZE = 2000  # the model card's synthetic test split
 
 BANK_FORMAT = 2  # bump when Question's fields or the check change
@@ -128,13 +128,15 @@ class QuestionBank:
             self.by_category.setdefault(q.category, []).append(q)
 
     @classmethod
-    def build(cls, seed: int = BANK_SEED, n: int = BANK_SPLIT_SIZE, tutor: Corrector | None = None) -> QuestionBank:
+    def build(
+        cls, data_seed: int = BANK_DATA_SEED, n: int = BANK_SPLIT_SIZE, tutor: Corrector | None = None
+    ) -> QuestionBank:
         """Single-error examples of the synthetic test split (about 0.8 s for the default size);
         with a tutor, only those that pass `check_answers` (a few seconds more)."""
         from corrige.synth.data import make_splits
 
         questions = []
-        for index, ex in enumerate(make_splits(seed, 0, 0, n)["test"]):
+        for index, ex in enumerate(make_splits(data_seed, 0, 0, n)["test"]):
             if len(ex.categories) == 1 and len(ex.edits) == 1 and ex.source != ex.corrected:
                 edit = ex.edits[0]
                 questions.append(
@@ -155,13 +157,13 @@ class QuestionBank:
         return cls(questions)
 
     @classmethod
-    def cached(cls, directory: Path, seed: int = BANK_SEED, n: int = BANK_SPLIT_SIZE) -> QuestionBank:
+    def cached(cls, directory: Path, data_seed: int = BANK_DATA_SEED, n: int = BANK_SPLIT_SIZE) -> QuestionBank:
         """`build`, checked with the bundled tutor, kept as JSON in `directory` so a restart reads it
         in milliseconds. The file's name carries a digest of what the bank depends on (the generator,
         the tutor and its runtime, the grader, the bundled model's files), so a change builds anew."""
         from corrige.tutor.agent import BUNDLED_MODEL, Tutor
 
-        digest = hashlib.sha256(f"{BANK_FORMAT}:{seed}:{n}".encode())
+        digest = hashlib.sha256(f"{BANK_FORMAT}:{data_seed}:{n}".encode())
         sources = [path for folder, pattern in _SOURCES for path in sorted((_PACKAGE / folder).glob(pattern))]
         for source in sources + sorted(path for path in BUNDLED_MODEL.iterdir() if path.is_file()):
             digest.update(source.name.encode() + source.read_bytes())
@@ -170,7 +172,7 @@ class QuestionBank:
             return cls([Question(**q) for q in json.loads(path.read_text(encoding="utf-8"))])
         except (OSError, ValueError, TypeError):
             pass  # missing or unreadable: build it
-        bank = cls.build(seed, n, tutor=Tutor.load(BUNDLED_MODEL))
+        bank = cls.build(data_seed, n, tutor=Tutor.load(BUNDLED_MODEL))
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
             directory.mkdir(parents=True, exist_ok=True)

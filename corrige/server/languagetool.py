@@ -38,8 +38,8 @@ from corrige.server.guards import check_text, text_pattern
 from corrige.server.schemas import TextCorrectResponse, TextEditOut
 from corrige.server.service import CorrectionService
 from corrige.server.text_service import correct_text
+from corrige.tutor.answer_text import split_gloss
 from corrige.tutor.categories import BY_ID, CATEGORY_IDS, OTHER
-from corrige.tutor.format import split_gloss
 from corrige.tutor.text import MAX_TEXT_CHARS, guess_language, language_name
 
 PREFIX = "/v2/"

@@ -35,9 +35,9 @@ from corrige.synth.error_catalogue import (
 from corrige.synth.grammar import Sentence, stable_hash
 from corrige.synth.template_registry import registry
 from corrige.synth.templates import SAMPLER_ONLY, Template
+from corrige.tutor.answer_text import NO_ERRORS_GLOSS, render_target
 from corrige.tutor.categories import SYNTHETIC_CATEGORY_IDS
 from corrige.tutor.edits import Edit
-from corrige.tutor.format import NO_ERRORS_GLOSS, render_target
 
 log = logging.getLogger(__name__)
 
@@ -116,8 +116,8 @@ def _probe(per_base: int = 120) -> _Probe:
     )
 
 
-def held_out_templates(seed: int) -> frozenset[str]:
-    """Template variants kept out of training for this seed.
+def held_out_templates(data_seed: int) -> frozenset[str]:
+    """Template variants kept out of training for this data seed.
 
     Only variants of bases with many variants are eligible (never a base's most common one),
     and a variant is held out only while every category it offers remains offered by two or
@@ -132,7 +132,7 @@ def held_out_templates(seed: int) -> frozenset[str]:
     total = sum(probe.id_count.values())
     held: set[str] = set()
     share = 0.0
-    for tid in sorted(probe.id_support, key=lambda t: stable_hash(f"{seed}:template:{t}")):
+    for tid in sorted(probe.id_support, key=lambda t: stable_hash(f"{data_seed}:template:{t}")):
         if share >= HELD_TEMPLATE_SHARE:
             break
         base = tid.split(".")[0]
@@ -148,19 +148,19 @@ def held_out_templates(seed: int) -> frozenset[str]:
     return frozenset(held)
 
 
-def _combo_held(seed: int, combo: str) -> bool:
-    return stable_hash(f"{seed}:combo:{combo}") % 100 < HELD_COMBO_PERCENT
+def _combo_held(data_seed: int, combo: str) -> bool:
+    return stable_hash(f"{data_seed}:combo:{combo}") % 100 < HELD_COMBO_PERCENT
 
 
 class _Sampler:
     """Draws clean sentences and turns them into examples, for one split."""
 
-    def __init__(self, seed: int, rng: random.Random, train: bool, max_words: int, max_chars: int) -> None:
+    def __init__(self, data_seed: int, rng: random.Random, train: bool, max_words: int, max_chars: int) -> None:
         self.probe = _probe()
         self.rng = rng
-        self.seed = seed
+        self.data_seed = data_seed
         self.train = train
-        self.held = held_out_templates(seed) if train else frozenset()
+        self.held = held_out_templates(data_seed) if train else frozenset()
         self.max_words = max_words
         self.max_chars = max_chars
         self.offered: dict[str, list[str]] = defaultdict(list)
@@ -195,7 +195,7 @@ class _Sampler:
             return True
         if sentence.template in self.held:
             return False
-        return not any(_combo_held(self.seed, c) for c in sentence.combos)
+        return not any(_combo_held(self.data_seed, c) for c in sentence.combos)
 
     def _fits(self, text: str) -> bool:
         n = len(text.split())
@@ -285,7 +285,7 @@ def _generate(
 
 
 def make_splits(
-    seed: int,
+    data_seed: int,
     n_train: int,
     n_dev: int,
     n_test: int,
@@ -303,8 +303,8 @@ def make_splits(
     eval_sources: set[str] = set()
     splits: dict[str, list[Example]] = {}
     for offset, (name, n) in enumerate((("test", n_test), ("dev", n_dev), ("train", n_train))):
-        rng = random.Random(stable_hash(f"{seed}:{name}") + offset)
-        sampler = _Sampler(seed, rng, name == "train", max_words, max_chars)
+        rng = random.Random(stable_hash(f"{data_seed}:{name}") + offset)
+        sampler = _Sampler(data_seed, rng, name == "train", max_words, max_chars)
         examples = _generate(
             sampler, n, correct_share, name, seen, eval_clean if name == "train" else set(), eval_sources
         )

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 from corrige.synth.error_rules import RULES, Change, Rule
 from corrige.synth.grammar import PUNCT_TAG, Sentence, render, render_text
+from corrige.tutor.answer_text import GlossItem, render_gloss
 from corrige.tutor.categories import BY_ID, SYNTHETIC_CATEGORY_IDS, Category
 from corrige.tutor.edits import Edit
-from corrige.tutor.format import GlossItem, render_gloss
 
 
 @dataclass(frozen=True)

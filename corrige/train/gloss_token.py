@@ -16,7 +16,7 @@ import numpy as np
 
 from corrige.model.weights import Params
 from corrige.tokenizer import BPETokenizer
-from corrige.tutor.format import TARGET_SEPARATOR
+from corrige.tutor.answer_text import TARGET_SEPARATOR
 
 log = logging.getLogger(__name__)
 

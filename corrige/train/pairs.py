@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from corrige.tokenizer import BPETokenizer
-from corrige.tutor.codec import EncodedExample, encode_answer
+from corrige.tutor.token_codec import EncodedExample, encode_answer
 
 log = logging.getLogger(__name__)
 

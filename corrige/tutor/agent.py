@@ -26,12 +26,12 @@ from corrige.model.generate import greedy_generate_scored, lookup_greedy_generat
 from corrige.model.numpy_gpt import KVCache, RuntimeWeights, prepare
 from corrige.model.weights import load_model
 from corrige.tokenizer import BPETokenizer
-from corrige.tutor.codec import AnswerStream, PromptTooLong, check_fits, encode_prompt, split_answer
+from corrige.tutor.answer_text import NO_ERRORS_GLOSS
 from corrige.tutor.consistency import gloss_disagreement, keep_explained
 from corrige.tutor.drafting import AnswerDrafter
 from corrige.tutor.edits import Edit, diff_edits
-from corrige.tutor.format import NO_ERRORS_GLOSS
 from corrige.tutor.plausibility import content_mismatch, load_known_words, unknown_words
+from corrige.tutor.token_codec import AnswerStream, PromptTooLong, check_fits, encode_prompt, split_answer
 
 # The seed-sized model (0.51M parameters, 64-token window, like the seeds' ~500k tutor): it meets every
 # quality target with fewer false alarms on hand-written sentences than the larger `tutor` model

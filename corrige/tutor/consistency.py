@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from corrige.tutor.answer_text import NO_ERRORS_GLOSS, GlossItem, render_gloss, split_gloss
 from corrige.tutor.categories import LABELS, OTHER, id_of
 from corrige.tutor.edits import Edit, apply_edits, tokenize
-from corrige.tutor.format import NO_ERRORS_GLOSS, GlossItem, render_gloss, split_gloss
 
 
 def gloss_disagreement(source: str, corrected: str, gloss: str, edits: Sequence[Edit]) -> str | None:

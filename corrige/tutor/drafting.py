@@ -1,7 +1,7 @@
 """Guessing the tutor's answer ahead of the model, for speculative decoding.
 
 The answer to ``<bos> sentence <sep>`` is ``corrected / label: original → replacement; … <eos>``
-(see `format.py`). Plain prompt lookup (`corrige.model.lookup`) already copies the corrected
+(see `answer_text.py`). Plain prompt lookup (`corrige.model.lookup`) already copies the corrected
 sentence from the learner's, and the labels from a corpus of them. This lookup also knows the
 answer's shape:
 
@@ -23,9 +23,9 @@ from collections.abc import Sequence
 
 from corrige.model.lookup import LookupDrafter, PromptLookup
 from corrige.tokenizer import BPETokenizer
+from corrige.tutor.answer_text import ARROW, ITEM_SEPARATOR, LABEL_SEPARATOR, NO_ERRORS_GLOSS, TARGET_SEPARATOR
 from corrige.tutor.categories import CATEGORIES
 from corrige.tutor.edits import diff_edits
-from corrige.tutor.format import ARROW, ITEM_SEPARATOR, LABEL_SEPARATOR, NO_ERRORS_GLOSS, TARGET_SEPARATOR
 
 
 class AnswerDrafter(LookupDrafter):

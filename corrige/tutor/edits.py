@@ -23,8 +23,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from corrige.tutor.answer_text import split_gloss
 from corrige.tutor.categories import OTHER
-from corrige.tutor.format import split_gloss
 
 _TOKEN = re.compile(r"\w+(?:['’]\w+)*|[^\w\s]")
 

@@ -34,8 +34,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from corrige.tutor.answer_text import split_gloss
 from corrige.tutor.edits import Edit
-from corrige.tutor.format import split_gloss
 
 if TYPE_CHECKING:
     from corrige.tutor.agent import Correction, Tutor

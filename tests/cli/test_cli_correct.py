@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from corrige.tutor.agent import Tutor
-from corrige.tutor.codec import PromptTooLong
+from corrige.tutor.token_codec import PromptTooLong
 
 TOO_LONG = " ".join(["word"] * 80) + "."  # far past the bundled model's 64-token window
 

@@ -13,9 +13,9 @@ pytest.importorskip("lemminflect")
 from corrige.corpus import inject as inj  # noqa: E402
 from corrige.corpus.inject import RATE_TABLE, RATES, Injector, Pair, load_pipeline  # noqa: E402
 from corrige.corpus.lexicon import is_nonword  # noqa: E402
+from corrige.tutor.answer_text import NO_ERRORS_GLOSS, split_gloss  # noqa: E402
 from corrige.tutor.categories import CATEGORY_IDS, OTHER, id_of  # noqa: E402
 from corrige.tutor.edits import diff_edits  # noqa: E402
-from corrige.tutor.format import NO_ERRORS_GLOSS, split_gloss  # noqa: E402
 
 # Clean everyday sentences, varied, and together able to host every category (a comment names
 # what a line is there for when that is not obvious).

@@ -18,7 +18,7 @@ from corrige.tokenizer import BPETokenizer  # noqa: E402
 from corrige.train.card import render_card  # noqa: E402
 from corrige.train.gloss_token import EMBEDDING, add_gloss_token  # noqa: E402
 from corrige.train.loop import train  # noqa: E402
-from corrige.tutor.format import render_target  # noqa: E402
+from corrige.tutor.answer_text import render_target  # noqa: E402
 
 
 @pytest.fixture(scope="module")

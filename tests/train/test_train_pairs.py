@@ -11,7 +11,7 @@ from corrige.tokenizer import GLOSS, BPETokenizer  # noqa: E402
 from corrige.train.loop import TrainConfig, _bucketed_order, train  # noqa: E402
 from corrige.train.pairs import pair_splits, read_pairs  # noqa: E402
 from corrige.tutor.agent import Tutor  # noqa: E402
-from corrige.tutor.codec import encode_pair, split_answer  # noqa: E402
+from corrige.tutor.token_codec import encode_pair, split_answer  # noqa: E402
 
 ROWS = [
     ("I goed to the beach with my friends.", "I went to the beach with my friends.", "pasado irregular: goed → went"),

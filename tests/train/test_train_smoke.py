@@ -11,7 +11,7 @@ from corrige.model.weights import load_model  # noqa: E402
 from corrige.train.card import write_card  # noqa: E402
 from corrige.train.loop import TrainConfig, lr_at, make_batch, train  # noqa: E402
 from corrige.tutor.agent import Tutor  # noqa: E402
-from corrige.tutor.codec import encode_example  # noqa: E402
+from corrige.tutor.token_codec import encode_example  # noqa: E402
 
 SMOKE = TrainConfig(
     preset="smoke",

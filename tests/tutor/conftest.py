@@ -8,4 +8,4 @@ from corrige.synth.data import make_splits
 
 @pytest.fixture(scope="session")
 def splits():
-    return make_splits(seed=7, n_train=4000, n_dev=600, n_test=600)
+    return make_splits(data_seed=7, n_train=4000, n_dev=600, n_test=600)

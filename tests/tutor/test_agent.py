@@ -9,7 +9,7 @@ from corrige.model.numpy_gpt import prepare
 from corrige.model.weights import random_params
 from corrige.tokenizer import BPETokenizer
 from corrige.tutor.agent import BUNDLED_MODEL, Tutor, TutorConfig, normalize_sentence, rewrite_share
-from corrige.tutor.codec import PromptTooLong
+from corrige.tutor.token_codec import PromptTooLong
 
 CORPUS = [
     "Yesterday I goed to the store. / pasado irregular: goed → went",

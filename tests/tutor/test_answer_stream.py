@@ -5,7 +5,7 @@
 import pytest
 
 from corrige.tokenizer import BPETokenizer
-from corrige.tutor.codec import AnswerStream, encode_answer, split_answer
+from corrige.tutor.token_codec import AnswerStream, encode_answer, split_answer
 
 ANSWERS = [
     ("Yesterday I went to the store.", "pasado irregular: goed → went"),

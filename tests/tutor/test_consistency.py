@@ -11,10 +11,10 @@ from corrige.model.numpy_gpt import prepare
 from corrige.model.weights import random_params
 from corrige.tokenizer import BPETokenizer
 from corrige.tutor.agent import Tutor, TutorConfig
+from corrige.tutor.answer_text import split_gloss
 from corrige.tutor.categories import OTHER
 from corrige.tutor.consistency import gloss_disagreement, keep_explained
 from corrige.tutor.edits import diff_edits, tokenize
-from corrige.tutor.format import split_gloss
 
 TUTOR_DIR = Path(__file__).resolve().parents[2] / "corrige" / "tutor"
 

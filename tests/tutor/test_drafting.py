@@ -9,8 +9,8 @@ import pytest
 from corrige.engine import Engine, EngineConfig, SamplingParams
 from corrige.model.lookup import LookupDrafter
 from corrige.tutor.agent import Tutor
-from corrige.tutor.codec import encode_answer, encode_prompt
 from corrige.tutor.drafting import AnswerDrafter
+from corrige.tutor.token_codec import encode_answer, encode_prompt
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,9 @@ from corrige.synth.data import (
     load_realistic,
     make_splits,
 )
+from corrige.tutor.answer_text import NO_ERRORS_GLOSS, parse_target
 from corrige.tutor.categories import SYNTHETIC_CATEGORY_IDS
 from corrige.tutor.edits import apply_edits
-from corrige.tutor.format import NO_ERRORS_GLOSS, parse_target
 
 
 def test_sizes_and_split_names(splits):
@@ -21,10 +21,10 @@ def test_sizes_and_split_names(splits):
 
 
 def test_deterministic_by_seed(splits):
-    again = make_splits(seed=7, n_train=4000, n_dev=600, n_test=600)
+    again = make_splits(data_seed=7, n_train=4000, n_dev=600, n_test=600)
     assert [ex.target for ex in again["train"]] == [ex.target for ex in splits["train"]]
     assert [ex.source for ex in again["test"]] == [ex.source for ex in splits["test"]]
-    other = make_splits(seed=8, n_train=200, n_dev=50, n_test=50)
+    other = make_splits(data_seed=8, n_train=200, n_dev=50, n_test=50)
     assert [ex.source for ex in other["test"]] != [ex.source for ex in splits["test"][:50]]
 
 
@@ -89,7 +89,7 @@ def test_iter_texts(splits):
 
 
 def test_length_guards():
-    small = make_splits(seed=3, n_train=300, n_dev=0, n_test=0, max_words=8, max_chars=40)
+    small = make_splits(data_seed=3, n_train=300, n_dev=0, n_test=0, max_words=8, max_chars=40)
     for ex in small["train"]:
         assert len(ex.source.split()) <= 8 and len(ex.corrected) <= 40
 
@@ -113,21 +113,21 @@ def test_same_corpus_in_another_process():
 
     code = (
         "from corrige.synth.data import make_splits\n"
-        "sp = make_splits(seed=11, n_train=300, n_dev=50, n_test=50)\n"
+        "sp = make_splits(data_seed=11, n_train=300, n_dev=50, n_test=50)\n"
         "print('|'.join(e.target for v in sp.values() for e in v))"
     )
     env = dict(os.environ, PYTHONHASHSEED="123")
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     ).stdout.strip()
-    here = make_splits(seed=11, n_train=300, n_dev=50, n_test=50)
+    here = make_splits(data_seed=11, n_train=300, n_dev=50, n_test=50)
     assert out == "|".join(e.target for v in here.values() for e in v)
 
 
 def test_asking_for_one_split_logs_nothing_about_the_others(caplog):
     """The portal's quiz and the load generator ask for the test split alone, at every start."""
     with caplog.at_level(logging.DEBUG, logger="corrige.synth.data"):
-        make_splits(seed=5, n_train=0, n_dev=0, n_test=40)
+        make_splits(data_seed=5, n_train=0, n_dev=0, n_test=40)
     messages = [r.getMessage() for r in caplog.records if r.name == "corrige.synth.data"]
     assert messages == ["test: 40 examples (16 correct)"]
     assert all(r.levelno == logging.DEBUG for r in caplog.records if r.name == "corrige.synth.data")

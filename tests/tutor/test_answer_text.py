@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from corrige.tutor.format import (
+from corrige.tutor.answer_text import (
     NO_ERRORS_GLOSS,
     GlossItem,
     parse_target,

@@ -5,7 +5,7 @@ instead: the separator is then a token that typed text cannot produce. `encode_p
 `split_answer` handle both, so callers never look at the separator themselves; `AnswerStream`
 is `split_answer` for tokens as they are generated (what a stream may show of the corrected part).
 
-Text-level rendering and parsing live in `format.py`; this module only turns those strings
+Text-level rendering and parsing live in `answer_text.py`; this module only turns those strings
 into token ids and checks that they fit the model's window, so an input that cannot fit
 is refused with a clear error upstream instead of being silently truncated.
 """
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from corrige.tokenizer import BPETokenizer
-from corrige.tutor.format import TARGET_SEPARATOR, parse_target, render_target
+from corrige.tutor.answer_text import TARGET_SEPARATOR, parse_target, render_target
 
 _REPLACEMENT = "\ufffd"  # what decoding shows for an incomplete UTF-8 sequence
 

@@ -8,14 +8,14 @@ import pytest
 from corrige.synth.data import _Sampler
 from corrige.synth.error_catalogue import CATALOGUE, inject
 from corrige.synth.grammar import PRONOUNS, Builder
+from corrige.tutor.answer_text import ARROW, TARGET_SEPARATOR, split_gloss
 from corrige.tutor.categories import CATEGORIES, SYNTHETIC_CATEGORY_IDS, id_of, label_of
 from corrige.tutor.edits import apply_edits
-from corrige.tutor.format import ARROW, TARGET_SEPARATOR, split_gloss
 
 
 @pytest.fixture(scope="module")
 def sampler():
-    return _Sampler(seed=0, rng=random.Random(0), train=False, max_words=16, max_chars=100)
+    return _Sampler(data_seed=0, rng=random.Random(0), train=False, max_words=16, max_chars=100)
 
 
 def test_catalogue_shape():
