@@ -7,10 +7,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from corrige.tokenizer import TOKENIZER_FILE, BPETokenizer
 
 CARD_FILE = "MODEL_CARD.md"
+
+# what the synthetic-grammar model cannot do, on its card
+LIMITS = [
+    "- It knows the vocabulary and sentence shapes of its grammar; unfamiliar words or long, complex "
+    "sentences make it abstain or miss errors rather than rewrite.",
+    "- It abstains (returns the sentence unchanged, flagged) when the output does not parse, rewrites "
+    "more than half the words, or any token of the corrected sentence has probability below the threshold.",
+]
 
 
 def _metrics_row(name: str, m: dict) -> str:
@@ -33,13 +42,50 @@ def latency_section(lat: dict, what: str) -> list[str]:
     ]
 
 
+def read_json(path: Path) -> dict[str, Any]:
+    """A JSON file's object, or {} where there is no such file."""
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def configuration_section(model: dict[str, Any], results: dict[str, Any]) -> list[str]:
+    """The card's table of the model's shape, and its parameter count when measured."""
+    lines = [
+        "",
+        "## Configuration",
+        "",
+        "| field | value |",
+        "|---|---|",
+        *[f"| {k} | {v} |" for k, v in model.items()],
+    ]
+    if "params" in results:
+        lines.append(f"| parameters | {results['params']:,} |")
+    return lines
+
+
+def card_text(
+    intro: list[str], sections: list[str], results: dict[str, Any], latency_what: str, limits: list[str]
+) -> str:
+    """A card: its introduction, its sections, the latency paragraph when measured, and its limits."""
+    lines = [*intro, *sections]
+    if results.get("latency"):
+        lines += latency_section(results["latency"], latency_what)
+    lines += ["", "## Limits", "", *limits, ""]
+    return "\n".join(lines)
+
+
+def write_card_files(model_dir: Path, card: str, results: dict[str, Any]) -> Path:
+    """The card, and beside it every figure it shows as `eval.json`."""
+    path = model_dir / CARD_FILE
+    path.write_text(card, encoding="utf-8")
+    (model_dir / "eval.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
 def render_card(model_dir: Path, results: dict) -> str:
-    train_file = model_dir / "train_config.json"
-    meta = json.loads(train_file.read_text()) if train_file.is_file() else {}
-    model, train = meta.get("model", {}), meta.get("train", {})
+    meta = read_json(model_dir / "train_config.json")
     old_format = (model_dir / TOKENIZER_FILE).is_file() and BPETokenizer.load(model_dir).special.gloss is None
     separator = "/" if old_format else "<|gloss|>"
-    lines = [
+    intro = [
         f"# Model card: corrige tutor (`{model_dir.name}`)",
         "",
         "A GPT-2 (pre-LayerNorm, tanh GELU, tied LM head) trained from scratch to read "
@@ -48,16 +94,19 @@ def render_card(model_dir: Path, results: dict) -> str:
         "goed → went*.",
         "Weights are safetensors with GPT-2 tensor names (`transformers.GPT2LMHeadModel` loads them); "
         "the server runs them in NumPy.",
-        "",
-        "## Configuration",
-        "",
-        "| field | value |",
-        "|---|---|",
     ]
-    lines += [f"| {k} | {v} |" for k, v in model.items()]
-    if "params" in results:
-        lines.append(f"| parameters | {results['params']:,} |")
-    lines += [
+    sections = [
+        *configuration_section(meta.get("model", {}), results),
+        *_training_section(meta),
+        *_evaluation_section(results),
+    ]
+    return card_text(intro, sections, results, "runs", LIMITS)
+
+
+def _training_section(meta: dict[str, Any]) -> list[str]:
+    """The data recipe and every run that trained the model, with its dev evaluations."""
+    train = meta.get("train", {})
+    lines = [
         "",
         "## Data recipe",
         "",
@@ -84,7 +133,12 @@ def render_card(model_dir: Path, results: dict) -> str:
         )
         for h in {h["step"]: h for h in trained.get("history", [])}.values():  # the last point may come twice
             lines.append(f"  - step {h['step']}: dev loss {h['dev_loss']:.4f}, dev exact match {h['dev_exact']:.3f}")
-    lines += [
+    return lines
+
+
+def _evaluation_section(results: dict[str, Any]) -> list[str]:
+    """The figures per set, the targets, and the synthetic test per category."""
+    lines = [
         "",
         "## Evaluation",
         "",
@@ -113,23 +167,8 @@ def render_card(model_dir: Path, results: dict) -> str:
             lines.append(
                 f"| {cat} | {c['sentences']} | {c['exact_match']:.3f} | {c['recall']:.3f} | {c['precision']:.3f} |"
             )
-    if results.get("latency"):
-        lines += latency_section(results["latency"], "runs")
-    lines += [
-        "",
-        "## Limits",
-        "",
-        "- It knows the vocabulary and sentence shapes of its grammar; unfamiliar words or long, complex "
-        "sentences make it abstain or miss errors rather than rewrite.",
-        "- It abstains (returns the sentence unchanged, flagged) when the output does not parse, rewrites "
-        "more than half the words, or any token of the corrected sentence has probability below the threshold.",
-        "",
-    ]
-    return "\n".join(lines)
+    return lines
 
 
 def write_card(model_dir: Path, results: dict) -> Path:
-    path = model_dir / CARD_FILE
-    path.write_text(render_card(model_dir, results))
-    (model_dir / "eval.json").write_text(json.dumps(results, indent=2) + "\n")
-    return path
+    return write_card_files(model_dir, render_card(model_dir, results), results)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from corrige.train.card import CARD_FILE, latency_section
+from corrige.train.card import card_text, configuration_section, read_json, write_card_files
 
 CORPUS_FILE = "corpus.json"
 TUTOR_DIR = Path(__file__).resolve().parent.parent / "tutor"
@@ -38,6 +38,15 @@ TARGETS: dict[str, list[tuple[str, str, Callable[[float], bool]]]] = {
         ("false alarms ≤ 3%", "false_alarm_rate", lambda v: v <= 0.03),
     ],
 }
+
+
+# what a model trained on real sentences cannot do, on its card
+LIMITS = [
+    "- Trained on CPU for a limited time: it knows common errors in common words best, and abstains "
+    "when it is unsure rather than rewrite.",
+    "- It abstains when its gloss does not describe its edits, when it drops or invents a content word, "
+    "or writes a word it never saw in training.",
+]
 
 
 def summarise_corpus(manifest_path: Path) -> dict[str, Any]:
@@ -77,27 +86,26 @@ def _row(name: str, s: dict[str, Any]) -> str:
 
 
 def render(model_dir: Path, results: dict[str, Any]) -> str:
-    meta_file = model_dir / "train_config.json"
-    meta = json.loads(meta_file.read_text()) if meta_file.is_file() else {}
-    model, train, trained = meta.get("model", {}), meta.get("train", {}), meta.get("result", {})
-    corpus_file = model_dir / CORPUS_FILE
-    corpus = json.loads(corpus_file.read_text()) if corpus_file.is_file() else {}
-    lines = [
+    meta = read_json(model_dir / "train_config.json")
+    intro = [
         f"# Model card: corrige tutor for real learners' writing (`{model_dir.name}`)",
         "",
         "A GPT-2 (pre-LayerNorm, tanh GELU, tied LM head) trained from scratch to read `<bos> sentence <sep>` "
         "and write `corrected <|gloss|> Spanish gloss <eos>`: the separator is a special token that no typed "
         "text can produce. Weights are safetensors with GPT-2 tensor names; the server runs them in NumPy.",
-        "",
-        "## Configuration",
-        "",
-        "| field | value |",
-        "|---|---|",
-        *[f"| {k} | {v} |" for k, v in model.items()],
     ]
-    if "params" in results:
-        lines.append(f"| parameters | {results['params']:,} |")
-    lines += ["", "## Training data", ""]
+    sections = [
+        *configuration_section(meta.get("model", {}), results),
+        *_data_section(meta, read_json(model_dir / CORPUS_FILE)),
+        *_evaluation_section(results),
+    ]
+    return card_text(intro, sections, results, "learner sentences", LIMITS)
+
+
+def _data_section(meta: dict[str, Any], corpus: dict[str, Any]) -> list[str]:
+    """The corpus the sentences came from, how the errors were injected, and the training run."""
+    train, trained = meta.get("train", {}), meta.get("result", {})
+    lines = ["", "## Training data", ""]
     if corpus:
         lines += [
             f"Real English sentences, {corpus.get('kept', 0):,} after cleaning and deduplication "
@@ -127,7 +135,12 @@ def render(model_dir: Path, results: dict[str, Any]) -> str:
             f"  - step {h['step']}: dev loss {h['dev_loss']:.4f}, dev exact match {h['dev_exact']:.3f}"
             for h in trained.get("history", [])
         ]
-    lines += [
+    return lines
+
+
+def _evaluation_section(results: dict[str, Any]) -> list[str]:
+    """ERRANT's figures per learner set, and the targets."""
+    lines = [
         "",
         "## Evaluation (ERRANT)",
         "",
@@ -146,23 +159,8 @@ def render(model_dir: Path, results: dict[str, Any]) -> str:
             f"| {t['set']} | {t['name']} | {t['value']:.3f} | {'yes' if t['met'] else 'no'} |"
             for t in results["targets"]
         ]
-    if results.get("latency"):
-        lines += latency_section(results["latency"], "learner sentences")
-    lines += [
-        "",
-        "## Limits",
-        "",
-        "- Trained on CPU for a limited time: it knows common errors in common words best, and abstains "
-        "when it is unsure rather than rewrite.",
-        "- It abstains when its gloss does not describe its edits, when it drops or invents a content word, "
-        "or writes a word it never saw in training.",
-        "",
-    ]
-    return "\n".join(lines)
+    return lines
 
 
 def write(model_dir: Path, results: dict[str, Any]) -> Path:
-    path = model_dir / CARD_FILE
-    path.write_text(render(model_dir, results), encoding="utf-8")
-    (model_dir / "eval.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    return path
+    return write_card_files(model_dir, render(model_dir, results), results)
