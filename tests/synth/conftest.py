@@ -1,4 +1,4 @@
-"""Shared fixtures for the tutor data tests: one small corpus per session, since generating
+"""Shared fixtures for the synthetic data tests: one small corpus per session, since generating
 it is the slow part."""
 
 import pytest
