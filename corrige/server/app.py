@@ -14,6 +14,9 @@ the error model.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
@@ -38,7 +41,7 @@ from corrige.server.operator import OperatorAuthMiddleware
 from corrige.server.routes import dashboard, docs, grammar, health, metrics, openai, portal, tools
 from corrige.server.routes import languagetool as languagetool_routes
 from corrige.server.settings import Settings
-from corrige.server.shared_limits import limiter_factory
+from corrige.server.shared_limits import LimiterFactory, Limiters, limiter_factory
 
 API_PREFIXES = ("/v1/", "/v2/", "/correct")  # /v2/: LanguageTool's API
 TOOL_PREFIX = "/v1/tools/"
@@ -52,11 +55,12 @@ def create_app(settings: Settings) -> FastAPI:
         title="corrige",
         version=__version__,
         description="A grammar tutor for Spanish speakers learning English, served by a tiny GPT on a CPU.",
-        lifespan=lifespan,
+        lifespan=serve_lifespan,
         docs_url=None,  # routes/docs.py serves /docs without FastAPI's inline script
         redoc_url=None,
     )
     app.state.settings = settings
+    app.state.limiters = limiter_factory(settings)  # their database connection (if any) opens on first use
     app.state.drain = DrainState()
     app.state.tutor = app.state.engine = app.state.service = None
     app.state.tracing = app.state.trace_store = app.state.metrics = None  # set by the lifespan
@@ -83,7 +87,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.add_middleware(BodyGuardMiddleware, form_paths=languagetool.FORM_PATHS, **body_limits)
     # the learner portal's HTML form posts become JSON just outside the body guard (pages work without JS)
     app.add_middleware(FormPostMiddleware, paths=portal.FORM_PATHS, **body_limits)
-    if limits := rate_limits(settings):
+    if limits := rate_limits(settings, app.state.limiters):
         app.add_middleware(RateLimitMiddleware, limits=limits)
     if settings.admin_token is not None:
         token = settings.admin_token.get_secret_value()
@@ -97,7 +101,19 @@ def create_app(settings: Settings) -> FastAPI:
     return app
 
 
-def rate_limits(settings: Settings) -> list[RouteLimit]:
+@asynccontextmanager
+async def serve_lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """The server's lifespan (`corrige.server.lifecycle`), then the shared rate limiter's
+    connection closed: after the drain, since requests in flight still take tokens."""
+    limiters: Limiters = app.state.limiters
+    try:
+        async with lifespan(app):
+            yield
+    finally:
+        await limiters.close()
+
+
+def rate_limits(settings: Settings, make: LimiterFactory | None = None) -> list[RouteLimit]:
     """The rate-limited route groups, first match wins: the tools (a process per call), the API,
     and the learner portal (every route of it reads the database or calls the model). One
     per-client bucket spans all three; the tools and the portal's sessions have their own too.
@@ -105,7 +121,7 @@ def rate_limits(settings: Settings) -> list[RouteLimit]:
     by every replica through PostgreSQL (`corrige.server.shared_limits`)."""
     if settings.rate_limit <= 0:
         return []
-    make = limiter_factory(settings)
+    make = make or limiter_factory(settings)
     client = (Bucket(make("client", settings.rate_limit, settings.burst), client_key, "client"),)
     tools = sessions = client
     if settings.tool_rate_limit > 0:

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Literal, cast
 
-from pydantic import Field, SecretStr, ValidationInfo, field_validator
+from pydantic import Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from corrige.engine import EngineConfig, Policy
@@ -138,6 +138,15 @@ class Settings(BaseSettings):
         if value is not None and value.get_secret_value().split("://", 1)[0] not in ("postgresql", "postgres"):
             raise ValueError(f"{info.field_name} must be a postgresql:// URL (SQLite is portal_db)")
         return value
+
+    @model_validator(mode="after")
+    def _shared_limits_have_a_database(self) -> Settings:
+        if self.rate_limit_store == "postgresql" and self.rate_limit_url is None and self.database_url is None:
+            raise ValueError(
+                "rate_limit_store = postgresql needs a database: set rate_limit_url (CORRIGE_RATE_LIMIT_URL) "
+                "or database_url (CORRIGE_DATABASE_URL) to a postgresql:// URL"
+            )
+        return self
 
     @property
     def portal_location(self) -> str | Path:

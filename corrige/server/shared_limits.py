@@ -163,22 +163,32 @@ LimiterFactory = Callable[[str, float, int], RateLimiter]
 
 
 def shared_limits_url(settings: Settings) -> str | None:
-    """The PostgreSQL that holds the buckets, or None for buckets in this process's memory."""
+    """The PostgreSQL that holds the buckets, or None for buckets in this process's memory
+    (`rate_limit_store = postgresql` without a URL is refused by the settings themselves)."""
     if settings.rate_limit_store == "memory":
         return None
     url = settings.rate_limit_url or settings.database_url
-    if url is None:
-        if settings.rate_limit_store == "postgresql":
-            raise ValueError("rate_limit_store = postgresql needs rate_limit_url or database_url")
-        return None
-    return url.get_secret_value()
+    return None if url is None else url.get_secret_value()
 
 
-def limiter_factory(settings: Settings) -> LimiterFactory:
+class Limiters:
     """`make(name, rate, burst)`: a limiter per named limit, all in memory or all in PostgreSQL
-    (one connection for all of them)."""
-    url = shared_limits_url(settings)
-    if url is None:
-        return lambda name, rate, burst: TokenBucketLimiter(rate, burst)
-    store = BucketStore(url)
-    return lambda name, rate, burst: SharedBucketLimiter(store, name, rate, burst)
+    (one connection for all of them, closed by `close` when the server stops)."""
+
+    def __init__(self, settings: Settings) -> None:
+        url = shared_limits_url(settings)
+        self.store = BucketStore(url) if url is not None else None
+
+    def __call__(self, name: str, rate: float, burst: int) -> RateLimiter:
+        if self.store is None:
+            return TokenBucketLimiter(rate, burst)
+        return SharedBucketLimiter(self.store, name, rate, burst)
+
+    async def close(self) -> None:
+        if self.store is not None:
+            await self.store.close()
+
+
+def limiter_factory(settings: Settings) -> Limiters:
+    """The settings' limiters (see `Limiters`)."""
+    return Limiters(settings)

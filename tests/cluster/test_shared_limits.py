@@ -8,14 +8,19 @@ directory; skipped, saying what to install, where it is missing)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import sys
+import time
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 from postgres_support import start_postgres  # noqa: E402
+from server_support import build_fixture_model  # noqa: E402
 
 from corrige.server.guards import TokenBucketLimiter  # noqa: E402
 from corrige.server.settings import Settings  # noqa: E402
@@ -138,12 +143,59 @@ def test_the_store_follows_the_settings():
     assert shared_limits_url(Settings(database_url=url)) == url
     assert shared_limits_url(Settings(database_url=url, rate_limit_store="memory")) is None
     assert shared_limits_url(Settings(rate_limit_url=url + "2", database_url=url)) == url + "2"
-    with pytest.raises(ValueError, match="rate_limit_url or database_url"):
-        shared_limits_url(Settings(rate_limit_store="postgresql"))
+    # refused where the settings are read (`corrige serve`'s options, the environment), not when the app is built
+    with pytest.raises(ValidationError, match=r"postgresql needs a database.*CORRIGE_RATE_LIMIT_URL"):
+        Settings(rate_limit_store="postgresql")
+    assert shared_limits_url(Settings(rate_limit_store="postgresql", rate_limit_url=url)) == url
     with pytest.raises(ValueError, match="rate_limit_url must be a postgresql"):
         Settings(rate_limit_url="redis://cache/0")
     assert isinstance(limiter_factory(Settings())("client", 1.0, 2), TokenBucketLimiter)
     assert isinstance(limiter_factory(Settings(database_url=url))("client", 1.0, 2), SharedBucketLimiter)
+
+
+def test_rate_limit_store_postgresql_without_a_url_stops_corrige_serve_before_it_starts(monkeypatch):
+    from typer.testing import CliRunner
+
+    from corrige.cli import app
+
+    monkeypatch.delenv("CORRIGE_DATABASE_URL", raising=False)
+    monkeypatch.delenv("CORRIGE_RATE_LIMIT_URL", raising=False)
+    monkeypatch.setenv("CORRIGE_RATE_LIMIT_STORE", "postgresql")
+    result = CliRunner().invoke(app, ["serve", "--port", "0"])
+    assert result.exit_code == 2, result.output
+    assert "rate_limit_store = postgresql needs a database" in result.output
+
+
+def test_the_server_closes_its_limiter_connection_when_it_stops(postgres, tmp_path):
+    """The limiter's connection opens on the first rate-limited request and is closed by the
+    lifespan's end: PostgreSQL no longer lists it."""
+    import psycopg
+    from fastapi.testclient import TestClient
+
+    from corrige.server.app import create_app
+
+    name = "corrige-limits-close"
+    settings = Settings(
+        model_dir=build_fixture_model(tmp_path / "model"),
+        rate_limit_url=postgres.fresh_url("limits") + f"&application_name={name}",
+        **{"rate_limit": 100, "warmup": False, "engine_process": False, "access_log": False, "blas_threads": 0},
+        trace_store=tmp_path / "traces.sqlite",
+        portal_db=tmp_path / "portal.sqlite",
+    )
+
+    def connections() -> int:
+        with psycopg.connect(postgres.url, autocommit=True) as conn:
+            query = "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s"
+            return conn.execute(query, (name,)).fetchone()[0]
+
+    with TestClient(create_app(settings)) as client:
+        assert connections() == 0  # opened on first use
+        assert client.post("/v1/grammar/correct", json={"sentence": "She have two cats"}).status_code == 200
+        assert connections() == 1
+    deadline = time.monotonic() + 5  # the backend leaves pg_stat_activity once its process has exited
+    while connections() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert connections() == 0
 
 
 def test_the_benchmark_times_both_limiters_in_one_run(postgres):
@@ -154,3 +206,23 @@ def test_the_benchmark_times_both_limiters_in_one_run(postgres):
     assert memory["calls"] == shared["calls"] == 300
     assert 0 < memory["median_us"] < shared["median_us"]  # a round trip to the database costs more than a dict
     assert shared["median_us"] <= shared["p95_us"]
+
+
+def test_corrige_bench_limits_reports_both_sides_per_run(postgres, tmp_path):
+    """The command against a given database (the throwaway server is `PostgresServer`, which the
+    `postgres` fixture itself runs): a table and JSON with both limiters' median and p95."""
+    from typer.testing import CliRunner
+
+    from corrige.cli import app
+
+    out = tmp_path / "limits.json"
+    url = postgres.fresh_url("bench")
+    args = ["bench", "limits", "--database-url", url, "--calls", "200", "--warmup", "10", "--runs", "2", "--json", out]
+    result = CliRunner().invoke(app, [str(a) for a in args], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "in memory median" in result.output and "PostgreSQL p95" in result.output
+    report = json.loads(out.read_text())
+    assert len(report["runs"]) == 2 and report["database"] == "given (--database-url)"
+    summary = report["median_of_runs"]
+    assert 0 < summary["memory"]["median_us"] < summary["postgresql"]["median_us"] <= summary["postgresql"]["p95_us"]
+    assert report["server_version"].split(".")[0].isdigit()
