@@ -16,8 +16,9 @@ from __future__ import annotations
 import logging
 import os
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -26,6 +27,9 @@ from rich.table import Table
 from corrige.bench.machine import Series, machine_info, series, write_json
 from corrige.bench.servers import LabServer
 from corrige.model.blas import limit_blas_threads
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger(__name__)
 
@@ -64,65 +68,14 @@ def run_text_bench(
     if requests < 1 or warmup < 0:
         raise ValueError("requests must be positive, warmup not negative")
     blas_limit = limit_blas_threads(1)
-    import httpx
-
-    bodies = {"email": {"text": EMAIL}, "sentence": {"sentence": SENTENCE}, "sentence_text": {"text": SENTENCE}}
-    samples: dict[str, list[float]] = {name: [] for name in bodies}
-    server_ms: dict[str, list[float]] = {name: [] for name in bodies}
-    work: dict[str, list[dict[str, float]]] = {name: [] for name in bodies}  # the engine's counters, per request
-    shape: dict[str, Any] = {}
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request otherwise
     load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
     started = time.perf_counter()
-    server = LabServer.corrige(batching, model)
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with server, httpx.Client(base_url=server.url, timeout=60) as client:
-
-        def engine_counters() -> dict[str, float]:
-            stats = server.engine_stats() or {}
-            return {key: float(stats.get(key, 0)) for key in ENGINE_COUNTERS}
-
-        def correct(name: str, measured: bool) -> None:
-            before = engine_counters()
-            t0 = time.perf_counter()
-            response = client.post(PATH, json=bodies[name])
-            body = response.json()
-            elapsed_s = time.perf_counter() - t0
-            if response.status_code != 200:
-                raise RuntimeError(f"the server answered {response.status_code}: {body}")
-            if name == "email" and not shape:
-                shape.update(sentences=len(body["sentences"]), pieces=sum(s["parts"] for s in body["sentences"]))
-            if measured:
-                samples[name].append(elapsed_s)
-                server_ms[name].append(body["timings_ms"]["total"])
-                after = engine_counters()
-                work[name].append({key: after[key] - before[key] for key in ENGINE_COUNTERS})
-
-        with Progress(*columns, console=console, transient=True) as progress:
-            task = progress.add_task(f"{server.url}: email and sentence, interleaved", total=warmup + requests)
-            for i in range(warmup + requests):
-                order = list(bodies) if i % 2 == 0 else list(reversed(bodies))
-                for name in order:
-                    correct(name, measured=i >= warmup)
-                progress.advance(task)
+    recorded = _Recorded()
+    _measure(console, LabServer.corrige(batching, model), recorded, warmup, requests)
     elapsed = time.perf_counter() - started
-
-    import numpy as np
-
-    rows = {
-        "email": series(
-            f"email as `text` ({len(EMAIL.split())} words, {shape['sentences']} sentences)", samples["email"]
-        ),
-        "sentence": series("one sentence of it as `sentence`", samples["sentence"]),
-        "sentence_text": series("the same sentence as `text`", samples["sentence_text"]),
-    }
-    ratio = rows["email"].p50_ms / rows["sentence"].p50_ms
-    figures: dict[str, float] = {"ratio_p50": ratio}
-    for name, row in rows.items():
-        figures |= {f"{name}_p50_ms": row.p50_ms, f"{name}_p95_ms": row.p95_ms}
-        figures[f"{name}_server_total_p50_ms"] = float(np.median(server_ms[name]))
-        for key in ENGINE_COUNTERS:  # the engine's work for one request (steps, tokens, model CPU)
-            figures[f"{name}_engine_{key}_p50"] = float(np.median([w[key] for w in work[name]]))
+    rows, figures = _figures(recorded)
+    ratio = figures["ratio_p50"]
     load_after = os.getloadavg() if hasattr(os, "getloadavg") else None
     result = {
         "machine": machine_info(blas_limit)
@@ -130,7 +83,7 @@ def run_text_bench(
         | {"load_average_after": load_after and [round(x, 2) for x in load_after]},
         "model": str(model) if model else "bundled (corrige/models/seed)",
         "settings": {"requests": requests, "warmup": warmup, "batching": batching, "clients": 1},
-        "email": {"words": len(EMAIL.split()), "chars": len(EMAIL), **shape},
+        "email": {"words": len(EMAIL.split()), "chars": len(EMAIL), **recorded.shape},
         "series": {name: vars(row) for name, row in rows.items()},
         "figures": figures,
         "target": {"ratio_p50": round(ratio, 3), "target": f"<= {TARGET_RATIO:g}", "met": ratio <= TARGET_RATIO},
@@ -140,6 +93,80 @@ def run_text_bench(
     if json_output:
         write_json(json_output, result, console)
     return result
+
+
+BODIES = {"email": {"text": EMAIL}, "sentence": {"sentence": SENTENCE}, "sentence_text": {"text": SENTENCE}}
+
+
+@dataclass
+class _Recorded:
+    """Per request kind: client-side seconds, the server's own total, the engine's counters; and the email's shape."""
+
+    samples: dict[str, list[float]] = field(default_factory=lambda: {name: [] for name in BODIES})
+    server_ms: dict[str, list[float]] = field(default_factory=lambda: {name: [] for name in BODIES})
+    work: dict[str, list[dict[str, float]]] = field(default_factory=lambda: {name: [] for name in BODIES})
+    shape: dict[str, Any] = field(default_factory=dict)
+
+
+def _measure(console: Console, server: LabServer, recorded: _Recorded, warmup: int, requests: int) -> None:
+    """Every kind once a round, in an order that reverses each round, with a progress bar."""
+    import httpx
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with server, httpx.Client(base_url=server.url, timeout=60) as client:
+        with Progress(*columns, console=console, transient=True) as progress:
+            task = progress.add_task(f"{server.url}: email and sentence, interleaved", total=warmup + requests)
+            for i in range(warmup + requests):
+                order = list(BODIES) if i % 2 == 0 else list(reversed(BODIES))
+                for name in order:
+                    _correct(server, client, name, recorded if i >= warmup else None, recorded.shape)
+                progress.advance(task)
+
+
+def _engine_counters(server: LabServer) -> dict[str, float]:
+    stats = server.engine_stats() or {}
+    return {key: float(stats.get(key, 0)) for key in ENGINE_COUNTERS}
+
+
+def _correct(
+    server: LabServer, client: httpx.Client, name: str, recorded: _Recorded | None, shape: dict[str, Any]
+) -> None:
+    """One request of one kind, with the engine's counters read around it; recorded when measured."""
+    before = _engine_counters(server)
+    t0 = time.perf_counter()
+    response = client.post(PATH, json=BODIES[name])
+    body = response.json()
+    elapsed_s = time.perf_counter() - t0
+    if response.status_code != 200:
+        raise RuntimeError(f"the server answered {response.status_code}: {body}")
+    if name == "email" and not shape:
+        shape.update(sentences=len(body["sentences"]), pieces=sum(s["parts"] for s in body["sentences"]))
+    if recorded is not None:
+        recorded.samples[name].append(elapsed_s)
+        recorded.server_ms[name].append(body["timings_ms"]["total"])
+        after = _engine_counters(server)
+        recorded.work[name].append({key: after[key] - before[key] for key in ENGINE_COUNTERS})
+
+
+def _figures(recorded: _Recorded) -> tuple[dict[str, Series], dict[str, float]]:
+    """The series of each kind, the email/sentence ratio of medians, and the engine's work per request."""
+    import numpy as np
+
+    samples, shape = recorded.samples, recorded.shape
+    rows = {
+        "email": series(
+            f"email as `text` ({len(EMAIL.split())} words, {shape['sentences']} sentences)", samples["email"]
+        ),
+        "sentence": series("one sentence of it as `sentence`", samples["sentence"]),
+        "sentence_text": series("the same sentence as `text`", samples["sentence_text"]),
+    }
+    figures: dict[str, float] = {"ratio_p50": rows["email"].p50_ms / rows["sentence"].p50_ms}
+    for name, row in rows.items():
+        figures |= {f"{name}_p50_ms": row.p50_ms, f"{name}_p95_ms": row.p95_ms}
+        figures[f"{name}_server_total_p50_ms"] = float(np.median(recorded.server_ms[name]))
+        for key in ENGINE_COUNTERS:  # the engine's work for one request (steps, tokens, model CPU)
+            figures[f"{name}_engine_{key}_p50"] = float(np.median([w[key] for w in recorded.work[name]]))
+    return rows, figures
 
 
 def tokens(figures: dict[str, float], key: str) -> float:
