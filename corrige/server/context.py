@@ -9,12 +9,14 @@ its `http.request` root opens here (continuing the caller's W3C `traceparent`), 
 their spans as they run, and the root closes when the last byte has gone out. A request that
 a guard refused before the handler still leaves a whole trace: this middleware records its
 `security.check` span with the verdict and the error code (or its `validate.body` span, for
-a body that failed validation). An exception that escapes the app becomes a logged 500.
+a body that failed validation): both spans are written by this module's `security_span` and
+`validate_span` only, for these refusals and for the pipeline's stages alike. The error code
+comes with the response's start message (`errors.ERROR_CODE_KEY`), never from the body relayed. An
+exception that escapes the app becomes a logged 500.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import time
@@ -25,7 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from corrige.obs import spans as S
 from corrige.obs.tracing import RequestTrace
-from corrige.server.errors import send_error
+from corrige.server.errors import ERROR_CODE_KEY, send_error
 
 logger = logging.getLogger(__name__)
 
@@ -67,11 +69,21 @@ def _route_of(scope: Scope) -> str:
     return getattr(route, "path", None) or "unmatched"  # the template, never the raw path (bounded labels)
 
 
-def _error_code(body: bytes) -> str | None:
-    try:
-        return json.loads(body)["error"]["code"]
-    except (ValueError, KeyError, TypeError):
-        return None
+def validate_span(
+    trace: RequestTrace, start: float, end: float, bytes_in: int, bytes_out: int = 0, error: str | None = None
+) -> None:
+    """The `validate.body` span: the body parsed and validated (or, with `error`, refused by validation).
+    Written here only, for the pipeline's `validate` stage and for a body that failed validation."""
+    trace.timed(S.VALIDATE, start, end, error, **{S.BYTES_IN: bytes_in, S.BYTES_OUT: bytes_out})
+
+
+def security_span(
+    trace: RequestTrace, start: float, end: float, reason: str | None, bytes_in: int, bytes_out: int
+) -> None:
+    """The `security.check` span: the guards' verdict, with the error code of a refusal (`reason`).
+    Written here only, for the pipeline's `guard` stage and for a guard in front of the app."""
+    verdict = {S.VERDICT: "pass"} if reason is None else {S.VERDICT: "refuse", S.REASON: reason}
+    trace.timed(S.SECURITY, start, end, **verdict, **{S.BYTES_IN: bytes_in, S.BYTES_OUT: bytes_out})
 
 
 class RequestContextMiddleware:
@@ -101,19 +113,17 @@ class RequestContextMiddleware:
         started = False
         status = 500
         bytes_out = 0
-        error_chunks: list[bytes] = []
+        code: str | None = None
 
         async def send_with_id(message: Message) -> None:
-            nonlocal started, status, bytes_out
+            nonlocal started, status, bytes_out, code
             if message["type"] == "http.response.start":
                 started = True
                 status = message["status"]
+                code = message.get(ERROR_CODE_KEY)  # an answer in the error model says its code
                 message["headers"] = [*message.get("headers", ()), id_header]
             elif message["type"] == "http.response.body":
-                body = message.get("body", b"")
-                bytes_out += len(body)
-                if status >= 400 and observed:
-                    error_chunks.append(body)
+                bytes_out += len(message.get("body", b""))
             await send(message)
 
         try:
@@ -124,23 +134,21 @@ class RequestContextMiddleware:
                 await send_error(send_with_id, 500, "internal_error", "the server failed; please retry", request_id)
         finally:
             if observed:
-                self._close(scope, meta, metrics, status, bytes_out, error_chunks)
+                self._close(scope, meta, metrics, status, bytes_out, code if status >= 400 else None)
 
     @staticmethod
-    def _close(scope: Scope, meta: RequestMeta, metrics, status: int, bytes_out: int, errors: list[bytes]) -> None:
+    def _close(scope: Scope, meta: RequestMeta, metrics, status: int, bytes_out: int, code: str | None) -> None:
         end = time.perf_counter()
-        code = _error_code(b"".join(errors)) if errors else None
         trace = meta.trace
         if trace is not None:
-            if status >= 400 and code is not None:
+            if code is not None:
                 recorded = trace.recorded
                 if meta.guards_done_at is None and S.SECURITY not in recorded:
                     # refused by a guard in front of the app (rate limit, body size, draining)
-                    refused = {S.VERDICT: "refuse", S.REASON: code, S.BYTES_IN: meta.bytes_in, S.BYTES_OUT: bytes_out}
-                    trace.timed(S.SECURITY, meta.received_at, end, **refused)
+                    security_span(trace, meta.received_at, end, code, meta.bytes_in, bytes_out)
                 elif not recorded and meta.guards_done_at is not None:
                     # the body failed validation before the handler ran
-                    trace.timed(S.VALIDATE, meta.guards_done_at, end, code, **{S.BYTES_IN: meta.bytes_in})
+                    validate_span(trace, meta.guards_done_at, end, meta.bytes_in, error=code)
             trace.finish(end, status, code, **{S.BYTES_IN: meta.bytes_in, S.BYTES_OUT: bytes_out})
         if metrics is not None:
             metrics.on_request_done(_route_of(scope), end - meta.received_at, status, code)

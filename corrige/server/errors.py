@@ -1,7 +1,8 @@
 """One error model for every failure: `{"error": {"code", "message", "request_id"}}`.
 
-Handlers raise `ApiError` (or let an engine error through); the exception handlers here and
-the ASGI guards (which answer before FastAPI runs) all render the same JSON. Codes are
+Handlers raise `ApiError` (an engine error becomes one in `EngineRefusals`, around every call
+into the engine); the exception handlers here and the ASGI guards (which answer before FastAPI
+runs) all render the same JSON, whose code travels with the response (`ERROR_CODE_KEY`). Codes are
 stable: clients switch on `code`, never on `message`.
 """
 
@@ -15,7 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.types import Send
+from starlette.types import Message, Receive, Scope, Send
 
 from corrige.engine import EngineError
 from corrige.portal.store import StoreUnavailable
@@ -75,7 +76,7 @@ async def send_error(
     body = error_bytes(code, message, request_id)
     raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     raw += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in (headers or {}).items()]
-    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.start", "status": status, "headers": raw, ERROR_CODE_KEY: code})
     await send({"type": "http.response.body", "body": body})
 
 
@@ -83,6 +84,45 @@ def from_engine_error(exc: EngineError, retry_after_s: int) -> ApiError:
     code = exc.code
     headers = {"Retry-After": str(retry_after_s)} if code in RETRY_AFTER_CODES else None
     return ApiError(ENGINE_STATUS.get(code, 500), code, str(exc) or code, headers)
+
+
+class EngineRefusals:
+    """The one place an engine error becomes an `ApiError` (`from_engine_error`): every call into the
+    engine runs inside `with refusals:`, so handlers, streams and the portal only ever see `ApiError`s."""
+
+    __slots__ = ("retry_after_s",)
+
+    def __init__(self, retry_after_s: int) -> None:
+        self.retry_after_s = retry_after_s
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        if isinstance(exc, EngineError):
+            raise from_engine_error(exc, self.retry_after_s) from None
+
+
+# A key of the `http.response.start` message of an answer in the error model: its code, for
+# `RequestContextMiddleware` (the trace and the metrics), which then never parses the body it relays.
+# Servers read only the keys the ASGI spec names, so the client never sees it.
+ERROR_CODE_KEY = "corrige.error_code"
+
+
+class ErrorResponse(JSONResponse):
+    """The error model as a response whose start message carries its code (`ERROR_CODE_KEY`)."""
+
+    def __init__(self, error: ApiError, request_id: str | None) -> None:
+        super().__init__(error_body(error.code, error.message, request_id), error.status, error.headers)
+        self.code = error.code
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_with_code(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message[ERROR_CODE_KEY] = self.code
+            await send(message)
+
+        await super().__call__(scope, receive, send_with_code)
 
 
 def from_prompt_too_long(exc: PromptTooLong, field: str) -> ApiError:
@@ -96,7 +136,7 @@ def render(request: Request, error: ApiError) -> Response:
     if page_for is not None and (page := page_for(request.scope, error)) is not None:
         return page
     request_id = getattr(request.state, "request_id", None)  # None: refused before the request was named
-    return JSONResponse(error_body(error.code, error.message, request_id), error.status, error.headers)
+    return ErrorResponse(error, request_id)
 
 
 def field_name(loc: tuple) -> str:
@@ -143,11 +183,6 @@ def install_error_handlers(app: FastAPI) -> None:
             message = f"no route {request.method} {request.url.path}"
         return render(request, ApiError(exc.status_code, code, message, exc.headers))
 
-    async def on_engine_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, EngineError)
-        settings = request.app.state.settings
-        return render(request, from_engine_error(exc, settings.retry_after_s))
-
     async def on_store_unavailable(request: Request, exc: Exception) -> Response:
         # the portal's database went away after start-up (PostgreSQL restarted, network): the call that
         # met it fails, nothing was acknowledged, and the next call connects again
@@ -159,5 +194,4 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(ApiError, on_api_error)
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(StarletteHTTPException, on_http_error)
-    app.add_exception_handler(EngineError, on_engine_error)
     app.add_exception_handler(StoreUnavailable, on_store_unavailable)

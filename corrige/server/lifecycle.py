@@ -33,8 +33,9 @@ from corrige.engine.restarts import RestartPolicy
 from corrige.model.blas import limit_blas_threads
 from corrige.obs.timeseries import StepHistory
 from corrige.portal.state import close_portal, open_portal
+from corrige.server.context import RequestMeta
 from corrige.server.observe import load_rules, start_observability
-from corrige.server.service import CorrectionService, Prepared
+from corrige.server.service import CorrectionService
 from corrige.server.settings import Settings
 from corrige.tutor.agent import Tutor, engine_parts
 
@@ -152,11 +153,9 @@ def fail_server(state: Any) -> None:
 async def warm_up(service: CorrectionService) -> None:
     """One correction through every stage, and one rule-card search, before reporting ready, so
     the first client does not pay for first-call costs (allocations, lazy imports, the encoder's
-    first forward pass)."""
-    tutor = service.tutor
-    prompt = tutor.build_prompt("I goed home.")
-    prepared = Prepared("I goed home.", prompt, service.params_for(prompt))
-    service.format(prepared, await service.generate(prepared, "warmup"))
+    first forward pass). The correction takes the pipeline as a request does (`rules` off: the
+    search is warmed on its own, and timed)."""
+    await service.correct("I goed home.", RequestMeta("warmup", time.perf_counter()), rules=False)
     if service.rules is not None:
         logger.info("rule cards warmed: first search %.1f ms (%s)", await service.rules.warm(), service.rules.mode)
 

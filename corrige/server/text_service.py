@@ -1,7 +1,8 @@
 """Whole texts through the correction pipeline (`POST /v1/grammar/correct` with `text`).
 
 The text is split and planned by `corrige.tutor.text`; every piece the model reads goes through
-the same stages as a sentence (`CorrectionService.prepare`, `generate`, `format`), all submitted
+the same stages as a sentence (`corrige.server.pipeline.CorrectionPipeline`: guard, tokenize,
+engine, format, rules; the text was checked once at the edge, `Options.checked`), all submitted
 to the engine at once so that they share continuous-batching steps (at most
 `max_batch_sentences` in flight for one text, so that a text of many short sentences cannot fill
 the engine's waiting queue alone). Each sentence's result is ready as soon as its pieces are:
@@ -16,12 +17,12 @@ from collections.abc import AsyncIterator
 
 from fastapi.responses import Response
 
-from corrige.engine import EngineError
 from corrige.server.context import RequestMeta
-from corrige.server.errors import ApiError, error_body, from_engine_error
+from corrige.server.errors import ApiError, error_body
 from corrige.server.guards import check_text
+from corrige.server.pipeline import Options, ms
 from corrige.server.schemas import RuleOut, SentenceOut, TextCorrectResponse, TextEditOut, Usage
-from corrige.server.service import CorrectionService, _ms
+from corrige.server.service import JSON, CorrectionService
 from corrige.server.sse import event
 from corrige.tutor.agent import Correction
 from corrige.tutor.text import (
@@ -41,21 +42,22 @@ class TextRun:
 
     def __init__(self, service: CorrectionService, text: str, meta: RequestMeta, rules: bool) -> None:
         self.service = service
+        self.pipeline = pipeline = service.pipeline
         self.meta = meta
-        self.rules = rules
+        self.run = pipeline.begin(meta, Options(rules=rules, checked=True))
         start = time.perf_counter()
-        self.timings = {"ingress": _ms(start - meta.received_at)}
-        check_text(text, "text")
+        self.timings = {"ingress": ms(start - meta.received_at)}
+        check_text(text, "text")  # once, at the edge: its pieces are parts of it
         try:
             self.plan: TextPlan = plan_text(text, service.tutor.fits)
         except TextRefused as exc:
             raise ApiError(REFUSED_STATUS.get(exc.code, 422), exc.code, exc.message) from None
-        self.timings["split"] = _ms(time.perf_counter() - start)
+        self.timings["split"] = ms(time.perf_counter() - start)
         # every piece guarded and tokenized before any goes to the engine: then they reach it back
         # to back and start in the same step, instead of each joining a step or two after the last
         start = time.perf_counter()
-        self.prepared = {(i, k): service.prepare(p.source, "text", meta) for i, k, p in self.plan.to_correct}
-        self.timings["tokenize"] = _ms(time.perf_counter() - start)
+        self.prepared = {(i, k): pipeline.prepare(self.run, p.source, "text") for i, k, p in self.plan.to_correct}
+        self.timings["tokenize"] = ms(time.perf_counter() - start)
         self.corrections: dict[tuple[int, int], Correction] = {}
         self.usage = [0, 0]
         self._gate = asyncio.Semaphore(service.settings.max_batch_sentences)
@@ -64,8 +66,8 @@ class TextRun:
     async def _piece(self, sentence: int, piece: int) -> None:
         async with self._gate:
             prepared = self.prepared[(sentence, piece)]
-            output = await self.service.generate(prepared, self.meta.request_id)
-            correction = self.service.format(prepared, output)
+            await self.pipeline.generate(self.run, prepared)
+            correction = self.pipeline.format(self.run, prepared)
         self.corrections[(sentence, piece)] = correction
         self.usage[0] += correction.prompt_tokens
         self.usage[1] += correction.completion_tokens
@@ -74,14 +76,10 @@ class TextRun:
         await asyncio.gather(*(self._piece(i, k) for i, k, _ in self.plan.to_correct if i == index))
         result = sentence_result(self.plan, index, self.corrections)
         rules: list[RuleOut] = []
-        service = self.service
-        if self.rules and service.rules is not None:
-            for correction in result.corrections:
-                if correction.edits:
-                    answer = await service.rules.find(correction)
-                    rules += [
-                        RuleOut(**hit.summary()) for hit in answer.hits if hit.card.id not in {r.id for r in rules}
-                    ]
+        for i, k, _ in self.plan.to_correct:
+            if i == index:
+                hits = await self.pipeline.find_rules(self.run, self.prepared[(i, k)])
+                rules += [RuleOut(**hit.summary()) for hit in hits if hit.card.id not in {r.id for r in rules}]
         return result, rules
 
     def tasks(self) -> list[asyncio.Task]:
@@ -89,11 +87,11 @@ class TextRun:
         return [asyncio.ensure_future(self._sentence(i)) for i in range(len(self.plan.sentences))]
 
     def response(self, done: list[tuple[SentenceResult, list[RuleOut]]]) -> TextCorrectResponse:
-        self.timings["engine"] = _ms(time.perf_counter() - self._engine_start)
+        self.timings["engine"] = ms(time.perf_counter() - self._engine_start)
         sentences = [sentence_out(r, rules) for r, rules in sorted(done, key=lambda d: d[0].index)]
         edits = [e for s in sentences for e in s.edits]
         text = self.plan.text
-        self.timings["total"] = _ms(time.perf_counter() - self.meta.received_at)
+        self.timings["total"] = ms(time.perf_counter() - self.meta.received_at)
         return TextCorrectResponse(
             request_id=self.meta.request_id,
             text=text,
@@ -149,7 +147,8 @@ async def correct_text(service: CorrectionService, text: str, meta: RequestMeta,
     except BaseException:
         await _cancel(tasks)
         raise
-    return Response(run.response(list(done)).model_dump_json().encode(), media_type="application/json")
+    body = run.pipeline.respond(run.run, lambda: run.response(list(done)).model_dump_json().encode())
+    return Response(body, media_type=JSON)
 
 
 def open_text_stream(service: CorrectionService, text: str, meta: RequestMeta, rules: bool = True) -> TextRun:
@@ -168,10 +167,7 @@ async def text_events(run: TextRun) -> AsyncIterator[bytes]:
             result, rules = await next_done
             done.append((result, rules))
             yield event(sentence_out(result, rules).model_dump_json(), "sentence")
-        yield event(run.response(done).model_dump_json(), "result")
-    except EngineError as exc:
-        error = from_engine_error(exc, run.service.settings.retry_after_s)
-        yield event(error_body(error.code, error.message, run.meta.request_id), "error")
+        yield event(run.pipeline.respond(run.run, lambda: run.response(done).model_dump_json()), "result")
     except ApiError as exc:
         yield event(error_body(exc.code, exc.message, run.meta.request_id), "error")
     finally:

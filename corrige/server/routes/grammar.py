@@ -47,9 +47,8 @@ async def correct(
     assert body.sentence is not None  # the request model holds exactly one of the two
     if not body.stream:
         return await service.correct(body.sentence, meta, body.rules)
-    prepared = service.prepare(body.sentence, meta=meta)
-    stream = service.open_stream(prepared, meta.request_id)  # refusals (503, 422) answer before the stream starts
-    events = service.correct_events(prepared, stream, meta, body.rules)
+    run, prepared, stream = service.open_stream(body.sentence, meta, body.rules)  # refusals answer before the stream
+    events = service.correct_events(run, prepared, stream)
     return StreamingResponse(events, media_type=SSE_MEDIA_TYPE, headers=SSE_HEADERS)
 
 
@@ -65,6 +64,6 @@ router.add_api_route(
 
 
 @router.post("/v1/grammar/correct:batch", response_model=BatchCorrectResponse)
-async def correct_batch(body: BatchCorrectRequest, service: ServiceDep, request: Request) -> BatchCorrectResponse:
+async def correct_batch(body: BatchCorrectRequest, service: ServiceDep, request: Request) -> Response:
     """Correct several sentences in one call; the engine batches them together."""
     return await service.correct_batch(body.sentences, meta_of(request))

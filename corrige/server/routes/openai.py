@@ -17,9 +17,10 @@ from collections.abc import AsyncIterator, Sequence
 from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 
-from corrige.engine import EngineError, RequestStream
+from corrige.engine import RequestStream
 from corrige.server.deps import ServiceDep, SettingsDep, meta_of, request_id_of
-from corrige.server.errors import ApiError, error_body, from_engine_error
+from corrige.server.errors import ApiError, error_body
+from corrige.server.pipeline import Options
 from corrige.server.schemas import (
     AssistantMessage,
     ChatChoice,
@@ -117,17 +118,17 @@ async def completion_chunks(
 
     decoder = IncrementalDecoder(service.tutor.tokenizer)
     try:
-        async for token in stream:
-            piece = decoder.push(token.token_id)
-            if piece:
-                yield chunk(piece, None)
+        with service.pipeline.refusals:
+            async for token in stream:
+                piece = decoder.push(token.token_id)
+                if piece:
+                    yield chunk(piece, None)
         output = stream.output
         assert output is not None
         yield chunk(decoder.flush(), finish_reason(output))
         if include_usage:
             yield event({**head, "choices": [], "usage": usage(prompt_tokens, len(output.token_ids)).model_dump()})
-    except EngineError as exc:
-        error = from_engine_error(exc, service.settings.retry_after_s)
+    except ApiError as error:
         yield event(error_body(error.code, error.message, request_id))
     finally:
         await stream.aclose()  # aborts the request if the client went away
@@ -153,39 +154,44 @@ async def chat_completions(
 ) -> Response | ChatCompletionResponse:
     """The tutor as a chat model: it corrects the last user message and explains in Spanish."""
     check_model(body.model, settings)
-    request_id = request_id_of(request)
+    meta = meta_of(request)
     index, text = last_user_message(body.messages)
-    prepared = service.prepare(text, f"messages[{index}].content", meta_of(request))
-    output = await service.generate(prepared, request_id)
-    correction = service.format(prepared, output)
+    pipeline = service.pipeline
+    run = pipeline.begin(meta, Options(rules=False))  # a chat answer has no rule cards
+    correction = await pipeline.correct(run, pipeline.prepare(run, text, f"messages[{index}].content"))
     content = f"{correction.corrected}\n\n{correction.gloss}"
     counts = usage(correction.prompt_tokens, correction.completion_tokens)
-    completion_id, created = f"chatcmpl-{request_id}", int(time.time())
+    completion_id, created = f"chatcmpl-{meta.request_id}", int(time.time())
     if body.stream:
         include_usage = bool(body.stream_options and body.stream_options.include_usage)
-        chunks = chat_chunks(content, completion_id, created, body.model, counts if include_usage else None)
-        return StreamingResponse(chunks, media_type=SSE_MEDIA_TYPE, headers=SSE_HEADERS)
-    return ChatCompletionResponse(
+        counted = counts if include_usage else None
+        chunks = pipeline.respond(run, lambda: chat_chunks(content, completion_id, created, body.model, counted))
+        return StreamingResponse(replay(chunks), media_type=SSE_MEDIA_TYPE, headers=SSE_HEADERS)
+    response = ChatCompletionResponse(
         id=completion_id,
         created=created,
         model=body.model,
         choices=[ChatChoice(index=0, message=AssistantMessage(content=content), finish_reason="stop")],
         usage=counts,
     )
+    return Response(pipeline.respond(run, lambda: response.model_dump_json().encode()), media_type="application/json")
 
 
-async def chat_chunks(
-    content: str, completion_id: str, created: int, model: str, counts: OpenAIUsage | None
-) -> AsyncIterator[bytes]:
+def chat_chunks(content: str, completion_id: str, created: int, model: str, counts: OpenAIUsage | None) -> list[bytes]:
+    """The answer's stream, known in full before it starts: the checked correction, in word pieces."""
     head = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model}
 
     def chunk(delta: dict, finish: str | None) -> bytes:
         return event({**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]})
 
-    yield chunk({"role": "assistant", "content": ""}, None)
-    for piece in _WORD_PIECES.findall(content):
-        yield chunk({"content": piece}, None)
-    yield chunk({}, "stop")
+    chunks = [chunk({"role": "assistant", "content": ""}, None)]
+    chunks += [chunk({"content": piece}, None) for piece in _WORD_PIECES.findall(content)]
+    chunks.append(chunk({}, "stop"))
     if counts is not None:
-        yield event({**head, "choices": [], "usage": counts.model_dump()})
-    yield DONE
+        chunks.append(event({**head, "choices": [], "usage": counts.model_dump()}))
+    return [*chunks, DONE]
+
+
+async def replay(chunks: list[bytes]) -> AsyncIterator[bytes]:
+    for chunk in chunks:
+        yield chunk
