@@ -35,7 +35,6 @@ import asyncio
 import logging
 import os
 import platform
-import sqlite3
 import statistics
 import time
 from collections import Counter
@@ -44,15 +43,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from corrige.bench.servers import LabServer, _children
+from corrige.bench.servers import LabServer
+from corrige.bench.soak_probes import find_processes, open_fds, rss_bytes, store_size
+from corrige.bench.soak_verdict import judge, rss_growth, store_bound, warmup_seconds
 
 log = logging.getLogger(__name__)
 
 ROLES = ("server", "engine", "trace_writer")  # the processes the soak watches
-RSS_GROWTH_TARGET = 0.05  # after the warm-up, per process
-EDGE_SAMPLES = 3  # RSS samples whose median starts and ends the growth
 SETTLE_SAMPLES = 3  # equal descriptor counts in a row that make the server idle
-STORE_TABLE = "spans"
 
 
 @dataclass(frozen=True)
@@ -75,147 +73,6 @@ class SoakConfig:
 
 
 # ------------------------------------------------------------------------------------------ reading
-
-
-def warmup_seconds(run_s: float) -> float:
-    """The warm-up: 10% of the run, at least a minute once the run is 4 minutes or longer."""
-    return max(0.1 * run_s, min(60.0, 0.25 * run_s))
-
-
-def rss_bytes(pid: int) -> int | None:
-    """The process's resident set size (VmRSS), None when it is gone."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError):
-        return None
-    return None
-
-
-def open_fds(pid: int) -> int | None:
-    """How many file descriptors the process has open, None when it is gone."""
-    try:
-        return len(os.listdir(f"/proc/{pid}/fd"))
-    except OSError:
-        return None
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return ""
-
-
-def find_processes(server_pid: int, engine_pid: int | None) -> dict[str, int]:
-    """The server, its engine child (the pid `/v1/engine/stats` names) and its trace writer child
-    (the other child started by multiprocessing's spawn; the resource tracker is not watched)."""
-    found = {"server": server_pid}
-    if engine_pid is not None:
-        found["engine"] = engine_pid
-    writers = [pid for pid in _children(server_pid) if pid != engine_pid and "multiprocessing.spawn" in _cmdline(pid)]
-    if len(writers) == 1:
-        found["trace_writer"] = writers[0]
-    elif writers:
-        log.warning("%d spawned children besides the engine; not watching a trace writer", len(writers))
-    return found
-
-
-def store_size(path: Path) -> dict[str, int | None]:
-    """Rows of the trace store's span table (None when it cannot be read yet) and its bytes (file + WAL)."""
-    size = sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists())
-    rows = None
-    if path.exists():
-        try:
-            with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0) as db:
-                rows = db.execute(f"SELECT COUNT(*) FROM {STORE_TABLE}").fetchone()[0]
-            db.close()
-        except sqlite3.Error as exc:
-            log.debug("trace store not readable yet: %s", exc)
-    return {"spans": rows, "bytes": size}
-
-
-def store_bound(max_spans: int) -> int:
-    """The most rows the store can hold between two trims (see `TraceStore.write`)."""
-    return max_spans + max(max_spans // 20, 1)
-
-
-# ------------------------------------------------------------------------------------------ verdict
-
-
-def rss_growth(samples: list[tuple[float, int]], warmup_s: float) -> dict[str, Any] | None:
-    """Growth of (time, RSS bytes) samples after `warmup_s`: the median of the last `EDGE_SAMPLES`
-    against the median of the first `EDGE_SAMPLES` from the warm-up's end; also the peak and the
-    least-squares slope after the warm-up. None with fewer than two samples after the warm-up."""
-    after = [(t, rss) for t, rss in samples if t >= warmup_s]
-    if len(after) < 2:
-        return None
-    edge = max(1, min(EDGE_SAMPLES, len(after) // 2))
-    start = statistics.median(rss for _, rss in after[:edge])
-    end = statistics.median(rss for _, rss in after[-edge:])
-    times = [t for t, _ in after]
-    mean_t, mean_r = statistics.fmean(times), statistics.fmean(rss for _, rss in after)
-    spread = sum((t - mean_t) ** 2 for t in times)
-    slope = sum((t - mean_t) * (rss - mean_r) for t, rss in after) / spread if spread > 0 else 0.0
-    return {
-        "samples": len(after),
-        "start_bytes": start,
-        "end_bytes": end,
-        "peak_bytes": max(rss for _, rss in after),
-        "growth": (end - start) / start if start > 0 else 0.0,
-        "slope_mb_per_h": slope * 3600 / 2**20,
-    }
-
-
-def judge(result: dict[str, Any], growth_target: float = RSS_GROWTH_TARGET) -> list[dict[str, Any]]:
-    """The soak's checks from its result (see the module docstring); each has `ok`."""
-    checks: list[dict[str, Any]] = []
-    for role, proc in result["processes"].items():
-        growth = proc.get("rss") and proc["rss"].get("growth")
-        checks.append({
-            "name": f"RSS growth after warm-up: {role}",
-            "target": f"< {growth_target:.0%}",
-            "value": None if growth is None else round(growth, 4),
-            "ok": growth is not None and growth < growth_target,
-        })  # fmt: skip
-        fds = proc["fds"]
-        leaked = None if fds["idle_start"] is None or fds["idle_end"] is None else fds["idle_end"] - fds["idle_start"]
-        checks.append({
-            "name": f"descriptors leaked: {role}",
-            "target": "0",
-            "value": leaked,
-            "ok": leaked is not None and leaked <= 0,
-        })  # fmt: skip
-    idle = result["engine_idle"]
-    busy = None if idle is None else idle["running"] + idle["waiting"] + idle["slots_used"]
-    checks.append({
-        "name": "KV slots taken once idle (running + waiting + slots used)",
-        "target": "0",
-        "value": busy,
-        "ok": busy == 0,
-    })  # fmt: skip
-    checks.append({
-        "name": "engine process restarts",
-        "target": "0",
-        "value": result["engine_restarts"],
-        "ok": result["engine_restarts"] == 0,
-    })  # fmt: skip
-    store = result["trace_store"]
-    checks.append({
-        "name": "trace store rows (most seen)",
-        "target": f"<= {store['bound']} (cap {store['max_spans']} + trim step)",
-        "value": store["spans_max"],
-        "ok": store["spans_max"] is not None and store["spans_max"] <= store["bound"],
-    })  # fmt: skip
-    requests = result["requests"]
-    checks.append({
-        "name": "requests failed",
-        "target": f"0 of {requests['done']}",
-        "value": requests["failed"],
-        "ok": requests["done"] > 0 and requests["failed"] == 0,
-    })  # fmt: skip
-    return checks
 
 
 # ------------------------------------------------------------------------------------------ running
@@ -412,21 +269,6 @@ def run_soak(config: SoakConfig, progress: Callable[[str], None] | None = None) 
         max_spans = int(server.env.get("CORRIGE_TRACE_STORE_MAX_SPANS") or _default_max_spans())
         problems = server.log_problems()
     warmup_s = warmup_seconds(ran)
-    processes: dict[str, Any] = {}
-    for role, pid in soak.pids.items():
-        series = [(s["t"], s["rss"][role]) for s in soak.samples if s["rss"].get(role) is not None]
-        fds_load = [s["fds"][role] for s in soak.samples if s["fds"].get(role) is not None]
-        processes[role] = {
-            "pid": pid,
-            "rss": rss_growth(series, warmup_s),
-            "fds": {
-                "idle_start": soak.idle_start["fds"].get(role),
-                "idle_end": fds_end.get(role),
-                "load_min": min(fds_load, default=None),
-                "load_max": max(fds_load, default=None),
-            },
-        }
-    engine_end = stats_end["engine"] if stats_end else None
     spans_seen = [s["store"]["spans"] for s in soak.samples if s["store"]["spans"] is not None]
     if store_end["spans"] is not None:
         spans_seen.append(store_end["spans"])
@@ -446,17 +288,9 @@ def run_soak(config: SoakConfig, progress: Callable[[str], None] | None = None) 
             "priming": config.clients * config.prime_requests,
             "priming_failed": soak.prime_failed,
         },
-        "processes": processes,
+        "processes": _processes(soak, fds_end, warmup_s),
         "engine_restarts": len(soak.engine_pids) - 1 if soak.engine_pids else 0,
-        "engine_idle": None
-        if engine_end is None
-        else {
-            **{k: engine_end[k] for k in ("running", "waiting", "slots_used", "slots_total", "finished")},
-            "in_flight": stats_end["server"]["in_flight"],
-            "finished_during_soak": engine_end["finished"] - soak.idle_start["engine"]["finished"]
-            if soak.idle_start["engine"]
-            else None,
-        },
+        "engine_idle": _engine_idle(soak, stats_end),
         "trace_store": {
             "max_spans": max_spans,
             "bound": store_bound(max_spans),
@@ -470,6 +304,38 @@ def run_soak(config: SoakConfig, progress: Callable[[str], None] | None = None) 
     result["checks"] = judge(result)
     result["passed"] = all(check["ok"] for check in result["checks"])
     return result
+
+
+def _processes(soak: _Soak, fds_end: dict[str, int | None], warmup_s: float) -> dict[str, Any]:
+    """Per watched process: its RSS growth after the warm-up, and its descriptors idle and under load."""
+    processes: dict[str, Any] = {}
+    for role, pid in soak.pids.items():
+        series = [(s["t"], s["rss"][role]) for s in soak.samples if s["rss"].get(role) is not None]
+        fds_load = [s["fds"][role] for s in soak.samples if s["fds"].get(role) is not None]
+        processes[role] = {
+            "pid": pid,
+            "rss": rss_growth(series, warmup_s),
+            "fds": {
+                "idle_start": soak.idle_start["fds"].get(role),
+                "idle_end": fds_end.get(role),
+                "load_min": min(fds_load, default=None),
+                "load_max": max(fds_load, default=None),
+            },
+        }
+    return processes
+
+
+def _engine_idle(soak: _Soak, stats_end: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The engine's snapshot once the server is idle again (None when it could not be read)."""
+    engine_end = stats_end["engine"] if stats_end else None
+    if engine_end is None:
+        return None
+    started = soak.idle_start["engine"]
+    return {
+        **{k: engine_end[k] for k in ("running", "waiting", "slots_used", "slots_total", "finished")},
+        "in_flight": stats_end["server"]["in_flight"],
+        "finished_during_soak": engine_end["finished"] - started["finished"] if started else None,
+    }
 
 
 def _default_max_spans() -> int:
