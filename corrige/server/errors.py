@@ -20,7 +20,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from corrige.engine import EngineError
 from corrige.portal.store import StoreUnavailable
-from corrige.tutor.codec import PromptTooLong
+from corrige.tutor.token_codec import PromptTooLong
 
 logger = logging.getLogger(__name__)
 

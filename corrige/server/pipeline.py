@@ -37,7 +37,7 @@ from corrige.server.settings import Settings
 from corrige.tutor.agent import Correction, Tutor
 from corrige.tutor.retrieval import RuleHit
 from corrige.tutor.rule_lookup import NO_RULES, RuleAnswer, RuleLookup
-from corrige.tutor.codec import PromptTooLong
+from corrige.tutor.token_codec import PromptTooLong
 
 VALIDATE, GUARD, TOKENIZE, ENGINE, FORMAT, RULES, RESPOND = (
     "validate",

@@ -32,7 +32,7 @@ MEMBER = re.compile(r"`([A-Z]\w*)\.(\w+)`")
 CLASS = re.compile(r"`([A-Z][a-z]\w*)`")  # `Engine`, `RequestMeta` (not `MAX_WAITING`, a setting)
 FENCED = re.compile(r"^```\w*\n(.*?)^```", re.S | re.M)
 DRAWN_MEMBER = re.compile(r"\b([A-Z]\w*)\.(\w+)")  # in a diagram: EngineCore.step
-DRAWN_NAME = re.compile(r"(?<![\w./-])(_*[a-z]\w*_\w*)")  # in a diagram: child_main, _serve_requests
+DRAWN_NAME = re.compile(r"(?<![\w./-])(_*[a-z]\w*_\w*)")  # in a diagram: child_main, _read_requests
 
 
 def doc_text() -> str:
@@ -210,12 +210,12 @@ def test_a_renamed_module_or_function_is_caught(reference):
     "reference",
     [
         "`corrige/server/pipeline.py: CorrectionPipeline.prepare`",
-        "`corrige/engine/child.py: _PipeOut`",
+        "`corrige/engine/child.py: PipeOutput`",
         "`corrige.server.app:app_from_env`",
         "`corrige.engine.Engine`",  # imported into the package
         "`EngineProcess.generate`",  # inherited from FrontEnd
         "`RequestMeta`",
-        "```text\nclient → EngineCore.step → _serve_requests\n```\n",
+        "```text\nclient → EngineCore.step → _read_requests\n```\n",
     ],
 )
 def test_what_exists_passes(reference):

@@ -176,7 +176,10 @@ def csrf_failed() -> ApiError:
 
 async def api_session(request: Request, portal: PortalDep) -> Session:
     """The learner of an API request that changes something: a valid session and its CSRF token."""
-    session = portal.codec.loads(request.cookies.get(portal.cookie_name))
+    cookie = request.cookies.get(portal.cookie_name)
+    session = portal.codec.loads(cookie)
+    if session is None and cookie:  # e.g. signed by a replica with another key: say so
+        raise ApiError(403, "csrf_failed", portal.codec.refusal(cookie))
     if not csrf_ok(session, request.headers.get(CSRF_HEADER)):
         raise csrf_failed()
     assert session is not None
