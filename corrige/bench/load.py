@@ -34,24 +34,19 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import math
 import random
 import time
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
+from corrige.bench.load_records import LoadSpec, RequestResult
+from corrige.bench.load_summary import LoadRun
 from corrige.bench.workload import Workload, build_workload
 
 log = logging.getLogger(__name__)
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
-CORRECT_PATH = "/v1/grammar/correct"
 STATS_PATH = "/v1/engine/stats"
-LITTLE_TOLERANCE = 0.10  # L and λ·W must agree within this share
-RATE_LIMITED_STATUS = 429  # `rate_limited`: the server's per-client limit (`corrige serve --rate-limit 0` lifts it)
 
 
 class NotLoopback(ValueError):
@@ -74,91 +69,6 @@ def check_loopback(url: str) -> str:
             "(127.0.0.1 or localhost); load-testing a server you do not run here is out of its scope"
         )
     return str(parsed).rstrip("/")
-
-
-@dataclass(frozen=True)
-class LoadSpec:
-    """What to send, how, and for how long."""
-
-    url: str
-    mode: str = "closed"  # closed | open
-    clients: int = 8  # closed loop: concurrent callers
-    rate: float = 50.0  # open loop: arrivals per second
-    arrival: str = "poisson"  # open loop: poisson | gamma
-    burstiness: float = 2.0  # gamma arrivals: coefficient of variation of the gaps (1 = Poisson)
-    requests: int = 400  # measured requests at most
-    duration: float = 30.0  # seconds of sending at most
-    warmup: int = 1  # closed: unmeasured requests per caller first; open: sequential requests before the arrivals
-    stream: bool = False  # SSE: adds time to first token and inter-token gaps
-    rules: bool | None = None  # ask for the rule cards behind the edits (None: the server's default)
-    slo_ms: float = 500.0  # goodput: a request is good when it succeeds within this latency...
-    slo_ttft_ms: float | None = None  # ...and (streaming) its first token came within this
-    seed: int = 0  # workload and arrival times
-    timeout_s: float = 60.0  # per request
-    path: str = CORRECT_PATH
-    model: Path | None = None  # the served model, so the sentence mix only holds prompts it accepts (None: bundled)
-    stats_interval_s: float = 0.05  # open loop: how often to sample the server's in-flight count (0: never)
-
-    def __post_init__(self) -> None:
-        if self.mode not in ("closed", "open"):
-            raise ValueError(f"mode must be 'closed' or 'open', not {self.mode!r}")
-        if self.arrival not in ("poisson", "gamma"):
-            raise ValueError(f"arrival must be 'poisson' or 'gamma', not {self.arrival!r}")
-        if self.clients < 1 or self.requests < 1 or self.duration <= 0 or self.rate <= 0 or self.burstiness <= 0:
-            raise ValueError("clients, requests, duration, rate and burstiness must be positive")
-        if self.warmup < 0:
-            raise ValueError("warmup must not be negative")
-
-
-@dataclass(slots=True)
-class RequestResult:
-    """One request, times in seconds from the start of the run."""
-
-    index: int
-    start: float
-    end: float = 0.0
-    status: int = 0  # HTTP status; 0 when no answer came (connection error, timeout)
-    error: str | None = None  # the server's error code, "timeout", or "transport:<exception>"
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    ttft: float | None = None  # streaming: first token event
-    itl: list[float] | None = None  # streaming: gaps between token events
-    server_ms: dict[str, float] | None = None  # the server's timings_ms
-    scheduled: float | None = None  # open loop: when the arrival process wanted it sent
-    phase: str = "measured"  # warmup | measured | tail (sent to keep the load on, not measured)
-
-    @property
-    def latency(self) -> float:
-        return self.end - self.start
-
-    @property
-    def ok(self) -> bool:
-        return self.status == 200 and self.error is None
-
-
-@dataclass
-class LoadRun:
-    spec: LoadSpec
-    results: list[RequestResult]
-    window: tuple[float, float]  # rates are counted over this span (seconds from the start)
-    client_cpu_s: float
-    wall_s: float
-    stats_samples: list[tuple[float, int]] = field(default_factory=list)  # (time, server in_flight)
-    workload: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def measured(self) -> list[RequestResult]:
-        return [r for r in self.results if r.phase == "measured"]
-
-    def summary(self) -> dict[str, Any]:
-        return summarize(self)
-
-    def to_json(self, include_requests: bool = True) -> dict[str, Any]:
-        spec = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(self.spec).items()}
-        out: dict[str, Any] = {"spec": spec, "workload": self.workload, "summary": self.summary()}
-        if include_requests:
-            out["requests"] = [asdict(r) for r in self.results]
-        return out
 
 
 # ------------------------------------------------------------------------------------------ sending
@@ -433,129 +343,3 @@ def run_load(
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request otherwise
     with asyncio.Runner(loop_factory=factory) as runner:
         return runner.run(run_load_async(spec, workload, on_result))
-
-
-# ------------------------------------------------------------------------------------------ summary
-
-
-def percentile(values: list[float], q: float) -> float:
-    """Linear-interpolated percentile (NumPy's default), `q` in 0..100; NaN when empty."""
-    if not values:
-        return math.nan
-    ordered = sorted(values)
-    pos = (len(ordered) - 1) * q / 100.0
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
-
-
-def _dist_ms(seconds: list[float]) -> dict[str, float] | None:
-    if not seconds:
-        return None
-    ms = [1e3 * s for s in seconds]
-    return {
-        "p50": percentile(ms, 50),
-        "p95": percentile(ms, 95),
-        "p99": percentile(ms, 99),
-        "mean": sum(ms) / len(ms),
-        "max": max(ms),
-    }
-
-
-def latency_quantiles_ms(results: list[RequestResult]) -> list[float]:
-    """Latency percentiles 1..99 of the successful requests (what `corrige capacity` rebuilds distributions from)."""
-    ms = [1e3 * r.latency for r in results if r.ok]
-    return [round(percentile(ms, q), 3) for q in range(1, 100)] if ms else []
-
-
-def little_check(run: LoadRun) -> dict[str, Any] | None:
-    """Little's law over the arrival window of an open-loop run: L (time-average in flight) against λ·W."""
-    begin, end = run.window
-    span = end - begin
-    measured = [r for r in run.measured if begin <= r.start <= end]
-    if span <= 0 or len(measured) < 2:
-        return None
-    lam = len(measured) / span
-    w = sum(r.latency for r in measured) / len(measured)
-    # time-average of requests in flight: each request contributes the part of its interval inside the window
-    area = sum(max(0.0, min(r.end, end) - max(r.start, begin)) for r in run.results)
-    L = area / span
-    out: dict[str, Any] = {
-        "window_s": span,
-        "lambda_per_s": lam,
-        "W_ms": 1e3 * w,
-        "L": L,
-        "lambda_W": lam * w,
-        "relative_error": abs(L - lam * w) / (lam * w) if w > 0 else math.nan,
-    }
-    out["agree"] = out["relative_error"] <= LITTLE_TOLERANCE
-    inside = [n for t, n in run.stats_samples if begin <= t <= end]
-    served = [r.server_ms["total"] / 1e3 for r in measured if r.server_ms and "total" in r.server_ms]
-    if len(inside) >= 10 and served:
-        w_server = sum(served) / len(served)
-        L_server = sum(inside) / len(inside)
-        out["server"] = {
-            "samples": len(inside),
-            "L": L_server,
-            "W_ms": 1e3 * w_server,
-            "lambda_W": lam * w_server,
-            "relative_error": abs(L_server - lam * w_server) / (lam * w_server) if w_server > 0 else math.nan,
-        }
-        out["server"]["agree"] = out["server"]["relative_error"] <= LITTLE_TOLERANCE
-    return out
-
-
-def summarize(run: LoadRun) -> dict[str, Any]:
-    """Percentiles, rates, errors by code, goodput against the SLO, the server's stage medians."""
-    spec = run.spec
-    measured = run.measured
-    ok = [r for r in measured if r.ok]
-    begin, end = run.window
-    span = max(end - begin, 1e-9)
-    # rates: every completion inside the window (closed loop: the tail keeps the load on; open: arrivals only)
-    done_in_window = [r for r in run.results if r.phase != "warmup" and begin <= r.end <= end and r.ok]
-    if spec.mode == "open":  # arrivals stop at the window's end; count what those arrivals completed
-        done_in_window, span = ok, max(max((r.end for r in ok), default=end) - begin, 1e-9)
-
-    def good(r: RequestResult) -> bool:
-        if not r.ok or 1e3 * r.latency > spec.slo_ms:
-            return False
-        return spec.slo_ttft_ms is None or (r.ttft is not None and 1e3 * r.ttft <= spec.slo_ttft_ms)
-
-    n_good = sum(good(r) for r in measured)
-    server_ms: dict[str, float] = {}
-    stages = {stage for r in ok if r.server_ms for stage in r.server_ms}
-    for stage in sorted(stages):
-        server_ms[stage] = percentile([r.server_ms[stage] for r in ok if r.server_ms and stage in r.server_ms], 50)
-    itl = [g for r in ok if r.itl for g in r.itl]
-    summary: dict[str, Any] = {
-        "mode": spec.mode,
-        "clients": spec.clients if spec.mode == "closed" else None,
-        "offered_rate": spec.rate if spec.mode == "open" else None,
-        "requests": len(measured),
-        "ok": len(ok),
-        "errors": dict(Counter(r.error or f"http_{r.status}" for r in measured if not r.ok)),
-        "rate_limited": sum(r.status == RATE_LIMITED_STATUS for r in measured),  # the server's limit, not its speed
-        "window_s": span,
-        "latency_ms": _dist_ms([r.latency for r in ok]),
-        "ttft_ms": _dist_ms([r.ttft for r in ok if r.ttft is not None]),
-        "itl_ms": _dist_ms(itl),
-        "req_per_s": len(done_in_window) / span,
-        "tokens_per_s": sum(r.completion_tokens for r in done_in_window) / span,
-        "completion_tokens_mean": (sum(r.completion_tokens for r in ok) / len(ok)) if ok else 0.0,
-        "goodput": {
-            "slo_ms": spec.slo_ms,
-            "slo_ttft_ms": spec.slo_ttft_ms,
-            "good": n_good,
-            "share": n_good / len(measured) if measured else 0.0,
-            "req_per_s": (len(done_in_window) / span) * (n_good / len(measured)) if measured else 0.0,
-        },
-        "server_ms_p50": server_ms,
-        "client_cpu_share": run.client_cpu_s / run.wall_s if run.wall_s > 0 else 0.0,
-        "wall_s": run.wall_s,
-    }
-    if spec.mode == "open":
-        lags = [r.start - r.scheduled for r in measured if r.scheduled is not None]
-        summary["send_lag_ms_p99"] = 1e3 * percentile(lags, 99) if lags else None  # the generator kept up?
-        summary["little"] = little_check(run)
-    return summary

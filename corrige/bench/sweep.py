@@ -27,7 +27,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from corrige.bench.load import LoadSpec, RequestResult, latency_quantiles_ms, run_load
+from corrige.bench.load import LoadSpec, RequestResult, run_load
+from corrige.bench.load_summary import latency_quantiles_ms
 from corrige.bench.servers import LabServer
 from corrige.bench.workload import build_workload
 

@@ -5,15 +5,8 @@ import statistics
 import numpy as np
 import pytest
 
-from corrige.bench.load import (
-    LoadSpec,
-    NotLoopback,
-    arrival_gaps,
-    check_loopback,
-    latency_quantiles_ms,
-    percentile,
-    run_load,
-)
+from corrige.bench.load import LoadSpec, NotLoopback, arrival_gaps, check_loopback, run_load
+from corrige.bench.load_summary import latency_quantiles_ms, percentile
 from corrige.bench.workload import Workload
 
 
