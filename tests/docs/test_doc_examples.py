@@ -126,6 +126,10 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
     ),
     ("scaling.md", "kubectl apply -f deploy/k8s/"): (NOT_RUN, "needs a Kubernetes cluster; tests/cluster checks them"),
     ("BENCHMARKS.md", "corrige bench replicas"): (NOT_RUN, "a benchmark: Ray, two replicas, about 6 minutes"),
+    ("BENCHMARKS.md", "python -m corrige.bench.proxy_cost"): (NOT_RUN, "a benchmark: Ray, one server, 3 minutes"),
+    ("BENCHMARKS.md", "corrige bench limits --json"): (NOT_RUN, "a benchmark: a throwaway PostgreSQL, about 50 s"),
+    ("scaling.md", "corrige bench limits"): (NOT_RUN, "a benchmark: a throwaway PostgreSQL, about 50 s"),
+    ("scaling.md", "python -m corrige.bench.proxy_cost"): (NOT_RUN, "a benchmark: Ray, one server, 3 minutes"),
     ("tracing.md", "http.request                      root"): (NO_OUTPUT, "the span tree"),
     ("tracing.md", "TRACEPARENT= corrige tool rules"): (RUN, "test_tracing_orphan_example"),
 }
