@@ -45,6 +45,8 @@ bench: $(VENV)/.dev
 	$(VENV)/bin/corrige bench soak --minutes 30 --output docs/bench/soak.json --plot docs/bench/soak.png
 	$(VENV)/bin/corrige bench fuzz --minutes 10 --seed 0 --output docs/bench/fuzz.json
 	$(VENV)/bin/corrige bench replicas --output docs/bench/replicas.json
+	$(VENV)/bin/python -m corrige.bench.proxy_cost --clients 8 --duration 30 --output docs/bench/proxy-cost.json
+	$(VENV)/bin/corrige bench limits --json docs/bench/limits.json
 
 # ruff, then the import contracts ([tool.importlinter]: layers, no cycles) and mypy ([tool.mypy]),
 # both cached (.import_linter_cache, .mypy_cache): a few seconds once warm
