@@ -10,15 +10,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from corrige.corpus.sources import (
-    DROP_REASONS,
-    SOURCES,
+from corrige.corpus.cleaning import DROP_REASONS, clean_sentence, normalize
+from corrige.corpus.readers import (
     Passage,
-    Splitter,
-    build_corpus,
-    clean_sentence,
-    discover,
-    normalize,
     read_anki_pairs,
     read_gutenberg,
     read_lines,
@@ -26,8 +20,8 @@ from corrige.corpus.sources import (
     read_taskmaster,
     read_tatoeba,
     read_wordnet,
-    source_named,
 )
+from corrige.corpus.sources import SOURCES, Splitter, build_corpus, discover, source_named
 
 # ---------------------------------------------------------------------------------------------------------------
 # Cleaning: one kept sentence and one sentence per drop reason.
