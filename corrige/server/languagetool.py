@@ -40,7 +40,8 @@ from corrige.server.service import CorrectionService
 from corrige.server.text_service import correct_text
 from corrige.tutor.answer_text import split_gloss
 from corrige.tutor.categories import BY_ID, CATEGORY_IDS, OTHER
-from corrige.tutor.text import MAX_TEXT_CHARS, guess_language, language_name
+from corrige.tutor.language import guess_language, language_name
+from corrige.tutor.text import MAX_TEXT_CHARS
 
 PREFIX = "/v2/"
 CHECK_PATH = "/v2/check"

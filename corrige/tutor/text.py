@@ -5,7 +5,7 @@ path, which sends the same pieces through the batching engine) works in three st
 
 1. `split_sentences`: lines first (a blank line, a list item or a line that does not continue
    in lower case ends a sentence), then spaCy's tokenizer and its rule-based `sentencizer`
-   inside each block, with a few repairs (see `_boundaries`): the tokenizer keeps "Mr.",
+   inside each block, with a few repairs (see `corrige.tutor.sentences`): the tokenizer keeps "Mr.",
    "e.g.", "19.30" and "3.50" whole, an ellipsis before a capital ends a sentence, a "?" or "!"
    inside quotes or brackets followed by a lower-case word does not, an abbreviation followed by
    a sentence opener ("etc. My ...", "in the U.S. It ...") does, and a list marker stays with
@@ -26,16 +26,16 @@ tell it, or the script).
 
 from __future__ import annotations
 
-import functools
 import logging
 import re
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from corrige.tutor.answer_text import split_gloss
 from corrige.tutor.edits import Edit
+from corrige.tutor.language import guess_language, language_name, scripts
+from corrige.tutor.sentences import LIST_MARKER, Span, has_letters, split_sentences
 
 if TYPE_CHECKING:
     from corrige.tutor.agent import Correction, Tutor
@@ -116,218 +116,7 @@ class TextRefused(ValueError):
         self.language = language
 
 
-# ---------------------------------------------------------------- sentence splitting
-
-
-@dataclass(frozen=True)
-class Span:
-    start: int
-    end: int
-
-
-_LIST_MARKER = re.compile(r"(?:[-*•·–—]|\(?\d{1,3}[.)]|\(?[a-zA-Z][)]|[ivxIVX]{1,4}[.)])[ \t]+(?=\S)")
-_ENDS_SENTENCE = re.compile(r"[.!?…:;]['\"”’)\]]*\s*$")
-# words that open a sentence after an abbreviation ("... in the U.S. It is ...")
-_OPENERS = frozenset(
-    "I It It's We They He She You This That These Those There The My Our Their His Her Your A An "
-    "But And So Then Now Also However Yesterday Today Tomorrow Last Next In On At After Before When "
-    "If Please Thanks Thank Can Could Would Will Do Does Did Is Are Was Were What Where Who Why How".split()
-)
-_TITLES = frozenset({"mr.", "mrs.", "ms.", "dr.", "prof.", "sr.", "jr.", "st.", "mt.", "no.", "vs.", "e.g.", "i.e."})
-_QUOTES = frozenset("\"'“‘«")
-_CLOSERS = frozenset("\"'”’)]»")
-# abbreviations the tokenizer splits from their full stop ("approx ."): a lower-case word after them goes on
-_LOWER_ABBREVIATIONS = frozenset("approx incl esp dept min max fig vol ca cf vs etc".split())
-_SPEAKERS = frozenset("I he she we they you".split())
-_SPEECH_VERBS = frozenset("said asked shouted replied answered told thought wondered cried whispered".split())
-
-
-@functools.cache
-def _sentencizer() -> Any:
-    """spaCy's English tokenizer (its abbreviation and number rules) and rule-based sentencizer."""
-    import spacy
-
-    nlp = spacy.blank("en")
-    nlp.add_pipe("sentencizer")
-    return nlp
-
-
-def _blocks(text: str) -> list[Span]:
-    """Line blocks: a line break ends a block unless the next line goes on in lower case after a
-    line that does not end a sentence (a hard-wrapped sentence). Blank lines and list items
-    always end one."""
-    lines = [(m.start(), m.end()) for m in re.finditer(r"[^\n]*", text) if m.end() > m.start() or m.start() == 0]
-    blocks: list[Span] = []
-    current: list[int] | None = None
-    for start, end in lines:
-        line = text[start:end]
-        stripped = line.strip()
-        if not stripped:
-            current = None
-            continue
-        continues = (
-            current is not None
-            and stripped[0].islower()
-            and not _LIST_MARKER.match(stripped)
-            and not _ENDS_SENTENCE.search(text[current[0] : current[1]])
-            and not _LIST_MARKER.match(text[current[0] : current[1]].strip())
-        )
-        if continues and current is not None:
-            current[1] = end
-            blocks[-1] = Span(current[0], end)
-        else:
-            current = [start, end]
-            blocks.append(Span(start, end))
-    return blocks
-
-
-def _is_ellipsis(token: str) -> bool:
-    return token == "…" or (len(token) >= 2 and set(token) == {"."})
-
-
-def _boundaries(doc: Any) -> list[int]:
-    """Token indices where a sentence starts: the sentencizer's, repaired (module docstring)."""
-    tokens = list(doc)
-    starts = {s.start for s in doc.sents}
-    for i in range(1, len(tokens)):
-        prev, tok = tokens[i - 1].text, tokens[i].text
-        if _is_ellipsis(prev) and tok[:1].isupper() and tok != "I":
-            starts.add(i)
-        elif (
-            len(prev) > 2
-            and prev.endswith(".")
-            and prev[0].isalpha()
-            and prev.lower() not in _TITLES
-            and tok in _OPENERS
-        ):
-            starts.add(i)  # "U.S. It", "p.m. We", "etc. My"
-        elif prev.lower() == "etc." and tok[:1].isupper():
-            starts.add(i)
-    for i in sorted(starts):
-        if i == 0 or i >= len(tokens):
-            continue
-        # '... park. "Nice!"': an opening quote (space before it, none after) starts the next sentence
-        if i >= 2 and tokens[i - 1].text in _QUOTES and tokens[i - 2].whitespace_ and not tokens[i - 1].whitespace_:
-            starts.discard(i)
-            starts.add(i - 1)
-            continue
-        before, word = tokens[i - 1].text, tokens[i].text
-        after = tokens[i + 1].text if i + 1 < len(tokens) else ""
-        quoted = before in _CLOSERS and i >= 2 and tokens[i - 2].text in {"?", "!"}
-        # "He asked "Why?" and left", ""Where is it?" I asked": a quoted question goes on
-        if quoted and (word[:1].islower() or (word in _SPEAKERS and after in _SPEECH_VERBS)):
-            starts.discard(i)
-        # "in approx. three months": the tokenizer split the abbreviation's full stop
-        elif before == "." and i >= 2 and tokens[i - 2].text.lower() in _LOWER_ABBREVIATIONS and word[:1].islower():
-            starts.discard(i)
-    return sorted(starts | {0})
-
-
-def split_sentences(text: str) -> list[Span]:
-    """The sentences of `text` as character spans (whitespace around them left out)."""
-    spans: list[Span] = []
-    nlp = _sentencizer()
-    for block in _blocks(text):
-        chunk = text[block.start : block.end]
-        doc = nlp(chunk)
-        starts = _boundaries(doc)
-        bounds = [doc[i].idx for i in starts] + [len(chunk)]
-        pieces = [Span(block.start + a, block.start + b) for a, b in zip(bounds, bounds[1:], strict=False)]
-        merged: list[Span] = []
-        for piece in pieces:
-            # a piece without letters ("1.", "-") goes with the sentence after it in the block
-            if merged and not _has_letters(text[merged[-1].start : merged[-1].end]):
-                merged[-1] = Span(merged[-1].start, piece.end)
-            else:
-                merged.append(piece)
-        spans += [s for s in (_trim(text, p) for p in merged) if s.end > s.start]
-    return spans
-
-
-def _trim(text: str, span: Span) -> Span:
-    start, end = span.start, span.end
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return Span(start, end)
-
-
-def _has_letters(text: str) -> bool:
-    return any(ch.isalpha() for ch in text)
-
-
-# ---------------------------------------------------------------- language and script
-
-_STOPWORDS = {
-    "en": "the and is are was were of to in that it you he she we they this with for not have has be my your "
-    "what there their would can will do does did at on from but i am an a",
-    "es": "el la los las del que y en es por con para una unos unas pero como más muy está estoy soy son "
-    "tengo tiene hay yo tú usted nosotros ellos ella su sus mi mis este esta esto eso porque cuando donde "
-    "qué cómo también gracias hola ya lo le les se al sí entre sobre todo mucho",
-    "fr": "le la les des une est et je tu il elle nous vous ils sont avec pour dans pas que qui ce cette "
-    "mais très aussi bonjour merci suis ai au aux du",
-    "pt": "o os as um uma é são não com para por mas muito também eu você ele ela nós eles obrigado olá "
-    "está estou tenho do da dos das em",
-    "it": "il lo gli le una è sono non con per ma molto anche io tu lui lei noi loro grazie ciao sono ho "
-    "della delle degli che",
-    "de": "der die das und ist sind nicht mit für aber sehr auch ich du er sie wir ihr danke hallo bin "
-    "habe ein eine einen einer im in dem den zu von",
-}
-_STOPWORD_SETS = {lang: frozenset(words.split()) for lang, words in _STOPWORDS.items()}
-LANGUAGE_NAMES = {
-    "en": "English",
-    "es": "Spanish",
-    "fr": "French",
-    "pt": "Portuguese",
-    "it": "Italian",
-    "de": "German",
-}
-_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
-
-
-def script_of(ch: str) -> str:
-    """The script of a letter from its Unicode name ("LATIN", "CYRILLIC", "CJK", ...)."""
-    name = unicodedata.name(ch, "")
-    first = name.split(" ", 1)[0]
-    return "CJK" if first in {"CJK", "HIRAGANA", "KATAKANA", "HANGUL"} else first or "UNKNOWN"
-
-
-def scripts(text: str) -> dict[str, int]:
-    """Letters per script."""
-    counts: dict[str, int] = {}
-    for ch in text:
-        if ch.isalpha():
-            script = script_of(ch)
-            counts[script] = counts.get(script, 0) + 1
-    return counts
-
-
-def guess_language(text: str) -> str | None:
-    """ "en", another language code (by its stop words), a script's name for letters that are
-    mostly not Latin ("Cyrillic"), or None when there are no words to tell from."""
-    counts = scripts(text)
-    letters = sum(counts.values())
-    if not letters:
-        return None
-    latin = counts.get("LATIN", 0)
-    if latin < letters / 2:
-        top = max(counts, key=lambda s: counts[s])
-        return top.title() if top != "CJK" else "CJK"
-    if "¿" in text or "¡" in text:
-        return "es"
-    words = [w.lower() for w in _WORD.findall(text)]
-    hits = {lang: sum(w in stop for w in words) for lang, stop in _STOPWORD_SETS.items()}
-    best = max(hits, key=lambda lang: hits[lang])
-    if best != "en" and hits[best] > hits["en"] and hits[best] >= max(2, len(words) // 5):
-        return best
-    if best != "en" and len(words) <= 3 and hits[best] > hits["en"]:
-        return best  # "Muchas gracias por todo" is too short for the share
-    return "en"
-
-
-def language_name(code: str) -> str:
-    return LANGUAGE_NAMES.get(code, f"{code} script")
+# ---------------------------------------------------------------- the text as a whole
 
 
 def check_text_language(text: str) -> None:
@@ -396,11 +185,11 @@ _TRAILING = re.compile(r"[\s,;:]+$")
 def _model_span(text: str, span: Span) -> Span:
     """The part of a sentence the model reads: no list marker before it, no comma or colon after it."""
     start, end = span.start, span.end
-    marker = _LIST_MARKER.match(text, start, end)
-    if marker and _has_letters(text[marker.end() : end]):
+    marker = LIST_MARKER.match(text, start, end)
+    if marker and has_letters(text[marker.end() : end]):
         start = marker.end()
     trailing = _TRAILING.search(text, start, end)
-    if trailing and _has_letters(text[start : trailing.start()]):
+    if trailing and has_letters(text[start : trailing.start()]):
         end = trailing.start()
     return Span(start, end)
 
@@ -417,7 +206,7 @@ def _cut(text: str, span: Span, fits: Callable[[str], bool]) -> list[Piece]:
             m for m in pattern.finditer(text, span.start, span.end) if m.start() > span.start and m.end() < span.end
         ]
         found = [
-            m for m in found if _has_letters(text[span.start : m.start()]) and _has_letters(text[m.end() : span.end])
+            m for m in found if has_letters(text[span.start : m.start()]) and has_letters(text[m.end() : span.end])
         ]
         if found:
             m = min(found, key=lambda m: abs((m.start() + m.end()) / 2 - middle))
@@ -431,7 +220,7 @@ def plan_text(text: str, fits: Callable[[str], bool]) -> TextPlan:
     planned = []
     for span in split_sentences(text):
         source = text[span.start : span.end]
-        if not _has_letters(source):
+        if not has_letters(source):
             planned.append(PlannedSentence(span, [], "no_words"))
             continue
         counts = scripts(source)

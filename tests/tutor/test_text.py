@@ -9,17 +9,9 @@ import pytest
 from split_cases import cases
 
 from corrige.tutor.agent import BUNDLED_MODEL, Tutor
-from corrige.tutor.text import (
-    MAX_TEXT_CHARS,
-    TextRefused,
-    _blocks,
-    apply_text_edits,
-    collapse_map,
-    correct_text,
-    guess_language,
-    plan_text,
-    split_sentences,
-)
+from corrige.tutor.language import guess_language
+from corrige.tutor.sentences import _blocks, split_sentences
+from corrige.tutor.text import MAX_TEXT_CHARS, TextRefused, apply_text_edits, collapse_map, correct_text, plan_text
 
 CASES = cases()
 
