@@ -54,5 +54,6 @@ def _numpy_runtime_threads() -> None:
 # Each module registers its commands; `corrige --help` lists them in that order (serve after eval).
 # isort: off
 from corrige.cli import bench, compare, core, serve  # noqa: E402,F401
-from corrige.cli import corpus, lab, limits, obs, portal, rules, soak, tool  # noqa: E402,F401
+from corrige.cli import corpus, lab, limits, obs, traces_bench  # noqa: E402,F401
+from corrige.cli import portal, rules, soak, tool  # noqa: E402,F401
 # isort: on

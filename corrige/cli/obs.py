@@ -1,26 +1,26 @@
-"""`corrige budget`, `corrige traces report|audit` and `corrige bench traces`: the recorded traces
-read back as a latency budget, a percentile report and an orphan audit.
+"""`corrige budget` and `corrige traces report|audit`: the recorded traces read back as a latency
+budget, a percentile report and an orphan audit (`corrige bench traces`, which times them, is
+in `traces_bench.py`).
 
 All of them read the local trace store (`--store`, else CORRIGE_TRACE_STORE, else the server's
-default path) and never write to it, except `bench traces`, which fills a temporary one.
+default path) and never write to it.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import random
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from corrige.cli import DEFAULT_MODEL, app, bench_app, console
+from corrige.cli import DEFAULT_MODEL, app, console
 
 if TYPE_CHECKING:
     from corrige.obs.budget import Budget, BudgetReport
     from corrige.obs.report import PercentileReport
-    from corrige.obs.store import SpanRecord, TraceStore
+    from corrige.obs.store import TraceStore
 
 traces_app = typer.Typer(help="Recorded request traces: percentile report and orphan audit.", no_args_is_help=True)
 app.add_typer(traces_app, name="traces")
@@ -332,212 +332,3 @@ def traces_audit(
         console.print(f"[green]no orphan spans[/] out of {total} in {trace_store.path}")
     if count:
         raise typer.Exit(1)
-
-
-# ---- synthetic traces (benchmark and tests) ----
-
-
-def synthetic_spans(
-    n_traces: int, seed: int = 0, start_ns: int = 1_700_000_000_000_000_000, gap_ms: float = 20.0
-) -> list[SpanRecord]:
-    """`n_traces` request traces shaped like the bundled tutor's (the span contract's nine layers, stage
-    times around docs/BENCHMARKS.md's), one every `gap_ms`: a root and its eight stage spans, with
-    the contract's attributes. One request in a hundred is refused by the guards (no model spans)."""
-    from corrige.obs import spans as names
-    from corrige.obs.store import SpanRecord
-
-    rng = random.Random(seed)
-    records: list[SpanRecord] = []
-
-    def ms(typical: float, spread: float = 0.25) -> int:
-        return int(typical * rng.lognormvariate(0.0, spread) * 1e6)
-
-    for i in range(n_traces):
-        trace_id = f"{rng.getrandbits(128):032x}"
-        root_id = f"{rng.getrandbits(64):016x}"
-        request_id = f"bench-{i:06d}"
-        sentence_bytes = rng.randint(20, 80)
-        prompt_tokens = rng.randint(8, 24)
-        output_tokens = rng.randint(8, 30)
-        refused = rng.random() < 0.01
-        start = start_ns + int(i * gap_ms * 1e6)
-        cursor = start + ms(0.15)
-        stages = [
-            (names.VALIDATE, ms(0.2), {names.BYTES_IN: sentence_bytes + 20, names.BYTES_OUT: sentence_bytes}),
-            (
-                names.SECURITY,
-                ms(0.03),
-                {
-                    names.BYTES_IN: sentence_bytes,
-                    names.BYTES_OUT: 0 if refused else sentence_bytes,
-                    names.VERDICT: "refuse" if refused else "pass",
-                    **({names.REASON: "rate_limited"} if refused else {}),
-                },
-            ),
-        ]
-        if not refused:
-            steps = output_tokens - 1
-            stages += [
-                (names.TOKENIZE, ms(0.1), {names.BYTES_IN: sentence_bytes, names.BYTES_OUT: 8 * prompt_tokens}),
-                (names.RETRIEVE, ms(0.3), {names.BYTES_IN: sentence_bytes, names.BYTES_OUT: 2000}),
-                (
-                    names.PREFILL,
-                    ms(1.9, 0.3),
-                    {
-                        names.BYTES_IN: 8 * prompt_tokens,
-                        names.BYTES_OUT: 8,
-                        names.PROMPT_TOKENS: prompt_tokens,
-                        names.BATCH_SIZE: 1,
-                        names.KV_BYTES: 4096 * prompt_tokens,
-                    },
-                ),
-                (
-                    names.DECODE,
-                    int(steps * ms(0.68, 0.15)),
-                    {
-                        names.BYTES_IN: 8,
-                        names.BYTES_OUT: 8 * output_tokens,
-                        names.STEPS: steps,
-                        names.OUTPUT_TOKENS: output_tokens,
-                        names.BATCH_SIZE: 1.0,
-                    },
-                ),
-                (names.FORMAT, ms(0.5), {names.BYTES_IN: 8 * output_tokens, names.BYTES_OUT: 400}),
-                (
-                    names.COST,
-                    ms(0.05),
-                    {names.BYTES_IN: 400, names.BYTES_OUT: 0, names.COST_TOKENS: prompt_tokens + output_tokens},
-                ),
-            ]
-        for name, duration, attributes in stages:
-            if name == names.PREFILL:
-                cursor += ms(0.15, 0.8)  # waiting for a KV slot: covered by no span
-            records.append(
-                SpanRecord(
-                    trace_id,
-                    f"{rng.getrandbits(64):016x}",
-                    root_id,
-                    name,
-                    cursor,
-                    cursor + duration,
-                    request_id,
-                    "OK",
-                    {names.REQUEST_ID: request_id, **attributes},
-                )
-            )
-            cursor += duration
-        end = cursor + ms(0.1)
-        records.append(
-            SpanRecord(
-                trace_id,
-                root_id,
-                None,
-                names.ROOT,
-                start,
-                end,
-                request_id,
-                "ERROR" if refused else "OK",
-                {
-                    names.REQUEST_ID: request_id,
-                    names.HTTP_STATUS: 429 if refused else 200,
-                    names.BYTES_IN: 180 + sentence_bytes,
-                    names.BYTES_OUT: 160 if refused else 600,
-                },
-            )
-        )
-    return records
-
-
-# ---- corrige bench traces ----
-
-
-@bench_app.command("traces")
-def bench_traces(
-    traces: Annotated[
-        int, typer.Option(min=1, help="Synthetic traces in the temporary store (~9 spans each).")
-    ] = 10_000,
-    repeats: Annotated[int, typer.Option(min=1, help="Timed runs of each computation (medians are reported).")] = 5,
-    cli: Annotated[bool, typer.Option("--cli/--no-cli", help="Also time the real commands as subprocesses.")] = True,
-    output: Annotated[Path | None, typer.Option(help="Write the results as JSON here.")] = None,
-) -> None:
-    """`corrige budget` and `corrige traces report` on N recorded traces: read + compute, and the whole command."""
-    import os
-    import statistics
-    import subprocess
-    import sys
-    import tempfile
-    import time
-
-    from rich.table import Table
-
-    from corrige.obs.budget import load_budget
-    from corrige.obs.store import TraceStore
-
-    chosen = load_budget()
-    results: dict[str, list[float]] = {}
-    with tempfile.TemporaryDirectory(prefix="corrige-bench-traces-") as tmp:
-        path = Path(tmp) / "traces.sqlite"
-        records = synthetic_spans(traces)
-        store = TraceStore(path, max_spans=max(200_000, 2 * len(records)))
-        started = time.perf_counter()
-        for i in range(0, len(records), 5_000):
-            store.write(records[i : i + 5_000])
-        fill_s = time.perf_counter() - started
-        cases = {
-            "budget: read + compute": lambda: compute_budget(store, chosen, traces),
-            "traces report: read + compute": lambda: compute_report(store, traces),
-            "traces audit: orphans": lambda: (store.count_orphans(), store.orphans(limit=10)),
-        }
-        for _ in range(repeats):  # interleaved, so a busy moment on the machine hits every case alike
-            for name, run in cases.items():
-                started = time.perf_counter()
-                run()
-                results.setdefault(name, []).append(time.perf_counter() - started)
-        store.close()
-        if cli:
-            commands = {
-                "corrige budget (whole process)": ["budget", "--store", str(path), "--last", str(traces)],
-                "corrige traces report (whole process)": [
-                    "traces",
-                    "report",
-                    "--store",
-                    str(path),
-                    "--last",
-                    str(traces),
-                ],
-            }
-            env = {k: v for k, v in os.environ.items() if k != "CORRIGE_BUDGET_FILE"}
-            for _ in range(repeats):
-                for name, args in commands.items():
-                    started = time.perf_counter()
-                    subprocess.run(
-                        [sys.executable, "-m", "corrige.cli", *args], check=True, capture_output=True, env=env
-                    )
-                    results.setdefault(name, []).append(time.perf_counter() - started)
-
-    table = Table(
-        title=f"{traces} synthetic traces ({len(records)} spans), {repeats} runs each",
-        caption=f"filling the store took {fill_s:.2f} s; target: each command <= 5 s",
-    )
-    for column in ("what", "median s", "min s", "max s"):
-        table.add_column(column, justify="left" if column == "what" else "right")
-    for name, times in results.items():
-        table.add_row(name, f"{statistics.median(times):.3f}", f"{min(times):.3f}", f"{max(times):.3f}")
-    console.print(table)
-    load = os.getloadavg()
-    console.print(f"{os.cpu_count()} CPUs; load average {load[0]:.2f}")
-    if output:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        summary = {
-            "traces": traces,
-            "spans": len(records),
-            "repeats": repeats,
-            "fill_s": round(fill_s, 3),
-            "median_s": {name: round(statistics.median(times), 4) for name, times in results.items()},
-            "runs_s": {name: [round(t, 4) for t in times] for name, times in results.items()},
-            "cpus": os.cpu_count(),
-            "loadavg": [round(x, 2) for x in load],
-            "command": f"corrige bench traces --traces {traces} --repeats {repeats}" + ("" if cli else " --no-cli"),
-        }
-        output.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-        console.print(f"[green]wrote[/] {output}")

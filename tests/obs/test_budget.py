@@ -300,7 +300,7 @@ def test_formula_from_measured_spans_names_the_dominant_term():
 
 
 def test_bundled_tutor_budget_against_synthetic_tutor_traffic_flags_nothing():
-    from corrige.cli.obs import synthetic_spans
+    from corrige.cli.traces_bench import synthetic_spans
 
     table = TraceTable.from_traces(group_traces(synthetic_spans(300, seed=3)))
     report = budget_report(table, load_budget())

@@ -13,7 +13,7 @@ import pytest
 from e2e_support import ServerProcess, wait_for
 from obs_support import T0, fill, make_trace, orphan, sequential
 
-from corrige.cli.obs import synthetic_spans
+from corrige.cli.traces_bench import synthetic_spans
 from corrige.obs import spans as names
 from corrige.obs.budget import MIN_SAMPLES
 from corrige.obs.store import TraceStore

@@ -9,7 +9,7 @@ from obs_support import fill, orphan
 from typer.testing import CliRunner
 
 from corrige.cli import app
-from corrige.cli.obs import synthetic_spans
+from corrige.cli.traces_bench import synthetic_spans
 from corrige.obs.budget import budget_report, load_budget
 from corrige.obs.report import TraceTable, percentile_report
 from corrige.obs.store import TraceStore
