@@ -117,11 +117,12 @@ def run(
     """Read, correct (unless `score_only`), score, print; returns the figures written to JSON."""
     from dataclasses import replace
 
+    from corrige.evaluation import errant_predict as ep
     from corrige.evaluation import errant_scoring as es
 
     results: dict[str, Any] = {"metric": "ERRANT span-based correction, one reference, F0.5"}
     if score_only is not None:
-        rows, outputs = es.read_predictions(score_only)
+        rows, outputs = ep.read_predictions(score_only)
         results |= {"file": str(score_only), "format": "predictions"}
         tutor = None
     elif file is None:
@@ -144,7 +145,7 @@ def run(
 
         with _progress(console, "correct") as progress:
             task = progress.add_task("correct", total=len(rows))
-            predict = es.predict_as_text if as_text else es.predict
+            predict = ep.predict_as_text if as_text else ep.predict
             outputs = predict(tutor, [r.source for r in rows], lambda k: progress.advance(task, k))
     with console.status("loading spaCy and ERRANT"):
         scorer = es.ErrantScorer()
@@ -159,11 +160,11 @@ def run(
         thresholds = sorted({*es.SWEEP_THRESHOLDS, tutor.config.min_token_prob})
         with _progress(console, "sweep") as progress:
             task = progress.add_task("sweep", total=len(rows))
-            swept = es.sweep(tutor, rows, scorer, thresholds, lambda k: progress.advance(task, k))
+            swept = ep.sweep(tutor, rows, scorer, thresholds, lambda k: progress.advance(task, k))
         results["sweep"] = [{"min_token_prob": t, **_summary(s)} for t, s in swept.items()]
         print_table(console, sweep_table(swept, tutor.config.min_token_prob))
     if predictions_path is not None:
-        es.write_predictions(predictions_path, rows, outputs)
+        ep.write_predictions(predictions_path, rows, outputs)
         console.print(f"[green]wrote[/] {predictions_path}")
     if json_path is not None:
         json_path.parent.mkdir(parents=True, exist_ok=True)

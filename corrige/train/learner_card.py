@@ -61,7 +61,8 @@ def summarise_corpus(manifest_path: Path) -> dict[str, Any]:
 
 def measure(tutor: Any, on_set: Callable[[str], None] | None = None) -> dict[str, Any]:
     """ERRANT scores on each set and their targets; the tutor as configured (its tuned threshold)."""
-    from corrige.evaluation.errant_scoring import ErrantScorer, predict, read_parallel
+    from corrige.evaluation.errant_predict import predict
+    from corrige.evaluation.errant_scoring import ErrantScorer, read_parallel
 
     scorer = ErrantScorer()
     results: dict[str, Any] = {"sets": {}, "targets": [], "min_token_prob": tutor.config.min_token_prob}

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from corrige import cli
 from corrige.cli.errant_eval import print_table
+from corrige.evaluation import errant_predict as ep
 from corrige.evaluation import errant_scoring as es
 
 pytest.importorskip("errant")
@@ -229,7 +230,7 @@ def tutor():
 
 def test_predict_sets_refusals_apart(tutor):
     assert not tutor.fits(LONG)
-    outputs = es.predict(tutor, [LONG, "Yesterday I goed to the store.", LONG])
+    outputs = ep.predict(tutor, [LONG, "Yesterday I goed to the store.", LONG])
     assert [o.refused for o in outputs] == [True, False, True]
     assert outputs[0] == es.Output(LONG, refused=True, reason="prompt_too_long")
     assert outputs[1] == es.Output(tutor.correct("Yesterday I goed to the store.").corrected)
@@ -242,7 +243,7 @@ def test_predict_as_text_cuts_a_long_sentence_instead_of_refusing_it(tutor):
         "on Sunday morning with all our friends from school."
     )
     assert not tutor.fits(long_with_error)
-    outputs = es.predict_as_text(tutor, [long_with_error, "Yesterday I goed to the store."])
+    outputs = ep.predict_as_text(tutor, [long_with_error, "Yesterday I goed to the store."])
     assert not any(o.refused for o in outputs)
     assert outputs[1] == es.Output(tutor.correct("Yesterday I goed to the store.").corrected)
     first = tutor.correct("Yesterday I goed to the store with my sister")
