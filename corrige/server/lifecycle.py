@@ -1,7 +1,8 @@
 """Start-up and shutdown of the service.
 
 Start-up (the lifespan): load the tutor (the bundled model unless `model_dir` says
-otherwise), start the engine, build the correction service, and only then report ready.
+otherwise; its weights only when the engine runs on a thread of the server), start the
+engine, build the correction service, and only then report ready.
 
 Shutdown (`drain`): stop admitting (new requests get 503 `draining`, `/readyz` fails), let
 the requests in flight finish within the grace period, then close the engine, which ends
@@ -37,7 +38,7 @@ from corrige.server.context import RequestMeta
 from corrige.server.observe import load_rules, start_observability
 from corrige.server.service import CorrectionService
 from corrige.server.settings import Settings
-from corrige.tutor.agent import Tutor, engine_parts
+from corrige.tutor.agent import Tutor, TutorFront, engine_parts
 
 logger = logging.getLogger(__name__)
 
@@ -55,7 +56,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     # before its next model step. Python's 5 ms is most of a batch-32 step here.
     sys.setswitchinterval(settings.gil_switch_ms / 1000)
     started = time.perf_counter()
-    tutor = await asyncio.to_thread(Tutor.load, settings.model_dir)
+    tutor = await asyncio.to_thread(load_tutor, settings)
     # learner portal: audit log, sessions, and quiz questions the model can take
     state.portal = await asyncio.to_thread(open_portal, settings, tutor.fits)
     loop = asyncio.get_running_loop()
@@ -69,7 +70,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if settings.warmup:
             await warm_up(service)
         state.tutor, state.engine, state.service = tutor, engine, service
-        cfg = tutor.weights.cfg
+        cfg = tutor.cfg
         logger.info(
             "model loaded in %.2f s (%d layers, d=%d, window %d, vocab %d); engine %s, max_batch %d",
             time.perf_counter() - started,
@@ -91,9 +92,18 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await asyncio.to_thread(stop_observability)  # writes the last spans
 
 
+def load_tutor(settings: Settings) -> TutorFront:
+    """The server's tutor. The model is loaded once, where it runs: with the engine in a child process
+    (which loads the weights itself, `engine_parts`), the server reads the tokenizer and the model's
+    configuration only; with the engine on a thread of the server, the whole model."""
+    if settings.engine_process:
+        return TutorFront.load(settings.model_dir)
+    return Tutor.load(settings.model_dir)
+
+
 def start_engine(
     settings: Settings,
-    tutor: Tutor,
+    tutor: TutorFront,
     loop: asyncio.AbstractEventLoop,
     on_give_up: Callable[[], None] | None = None,
 ) -> Engine | EngineProcess:
@@ -109,7 +119,7 @@ def start_engine(
         switch_s = settings.gil_switch_ms / 1000
         return EngineProcess(
             build,
-            tutor.weights.cfg,
+            tutor.cfg,
             config,
             blas_threads=settings.blas_threads,
             gil_switch_s=switch_s,
@@ -118,6 +128,8 @@ def start_engine(
             restarts=RestartPolicy(settings.engine_max_restarts, settings.engine_restart_backoff_s),
             on_give_up=on_give_up,
         )
+    if not isinstance(tutor, Tutor):
+        raise TypeError("an engine on a thread of the server needs the tutor's weights (Tutor.load)")
     engine = Engine(tutor.weights, config, drafter=tutor.drafter)
     if delay_s:
         engine.subscribe(on_step=lambda _step: time.sleep(delay_s))

@@ -103,7 +103,7 @@ def text_constraints(kind: str, settings: Settings) -> dict[str, Any]:
         return {"minLength": 1, "maxLength": most, "pattern": text_pattern(nonblank=True)}
     if kind == "text":  # a whole text: corrige.tutor.text (more than MAX_TEXT_CHARS: 413 text_too_long)
         return {"minLength": 1, "maxLength": MAX_TEXT_CHARS, "pattern": text_pattern(nonblank=True)}
-    if kind == "answer":  # a quiz or exam answer: routes/portal.py's submit_answer
+    if kind == "answer":  # a quiz or exam answer: routes/portal/answers.py's submit_answer
         return {"minLength": 1, "maxLength": most, "pattern": text_pattern(nonblank=True)}
     if kind == "prompt":  # /v1/completions' text prompt: service.py's raw_prompt
         return {"minLength": 1, "pattern": text_pattern()}
@@ -120,7 +120,7 @@ def named_limits(app: FastAPI, settings: Settings) -> dict[str, Any]:
         n_ctx = tutor.n_ctx
         found["max_prompt_tokens"] = n_ctx - 1  # room for one token more
         found["max_new_tokens"] = min(settings.max_completion_tokens, n_ctx - 1)
-        found["max_token_id"] = tutor.weights.cfg.vocab_size - 1
+        found["max_token_id"] = tutor.cfg.vocab_size - 1
     try:  # an empty `profile=` is the file's default, as an absent one
         found["budget_profiles"] = ["", *budget_profiles(settings.budget_file)]
     except BudgetError:

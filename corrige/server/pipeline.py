@@ -34,7 +34,7 @@ from corrige.server.context import RequestMeta
 from corrige.server.errors import ApiError, EngineRefusals, from_prompt_too_long
 from corrige.server.guards import check_text
 from corrige.server.settings import Settings
-from corrige.tutor.agent import Correction, Tutor
+from corrige.tutor.agent import Correction, TutorFront
 from corrige.tutor.retrieval import RuleHit
 from corrige.tutor.rule_lookup import NO_RULES, RuleAnswer, RuleLookup
 from corrige.tutor.token_codec import PromptTooLong
@@ -148,7 +148,7 @@ class CorrectionPipeline:
 
     def __init__(
         self,
-        tutor: Tutor,
+        tutor: TutorFront,
         engine: Engine,
         settings: Settings,
         rules: RuleLookup | None = None,

@@ -27,7 +27,7 @@ from corrige.server.schemas import BatchCorrectResponse, CorrectionOut, CorrectR
 from corrige.server.settings import Settings
 from corrige.server.sse import event
 from corrige.server.stage_spans import StageSpans
-from corrige.tutor.agent import Correction, Tutor
+from corrige.tutor.agent import Correction, TutorFront
 from corrige.tutor.retrieval import RuleHit
 from corrige.tutor.rule_lookup import RuleLookup
 
@@ -71,14 +71,14 @@ def result(
 class CorrectionService:
     """Sentences in, `CorrectResponse`s out, through the pipeline and the batching engine."""
 
-    def __init__(self, tutor: Tutor, engine: Engine, settings: Settings, rules: RuleLookup | None = None) -> None:
+    def __init__(self, tutor: TutorFront, engine: Engine, settings: Settings, rules: RuleLookup | None = None) -> None:
         self.tutor = tutor
         self.engine = engine
         self.settings = settings
         self.rules = rules
         if rules is not None and rules.busy is None:
             rules.busy = self.engine_busy
-        spans = StageSpans(tutor.weights.cfg, settings)
+        spans = StageSpans(tutor.cfg, settings)
         self.pipeline = CorrectionPipeline(tutor, engine, settings, rules, [spans])
 
     # ---- one sentence ----

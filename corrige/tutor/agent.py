@@ -22,9 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from corrige.model.config import GPTConfig
 from corrige.model.generate import greedy_generate_scored, lookup_greedy_generate_scored
 from corrige.model.numpy_gpt import KVCache, RuntimeWeights, prepare
-from corrige.model.weights import load_model
+from corrige.model.weights import CONFIG_FILE, config_from_hf, load_model
 from corrige.tokenizer import BPETokenizer
 from corrige.tutor.answer_text import NO_ERRORS_GLOSS
 from corrige.tutor.consistency import gloss_disagreement, keep_explained
@@ -89,36 +90,38 @@ def rewrite_share(source: str, corrected: str) -> float:
     return 1.0 - kept / max(len(a), 1)
 
 
-class Tutor:
-    """Corrects sentences with a trained model directory (weights + tokenizer)."""
+class TutorFront:
+    """The tutor without its model: sentences into prompts, generated tokens into corrections.
+
+    What a server needs when the engine runs in another process, which loads the weights itself:
+    the tokenizer, the model's configuration (its window), the tuned config and the known words.
+    `Tutor` adds the weights and generates the tokens too.
+    """
 
     def __init__(
         self,
-        weights: RuntimeWeights,
+        cfg: GPTConfig,
         tokenizer: BPETokenizer,
         config: TutorConfig | None = None,
         known_words: frozenset[str] | None = None,
     ) -> None:
-        self.weights = weights
+        self.cfg = cfg
         self.tokenizer = tokenizer
         self.config = config or TutorConfig()
         self.known_words = known_words  # words seen in training; None skips the unknown-word check
-        # guesses the answer for speculative decoding, here and in the server's engine
-        self.drafter = AnswerDrafter(tokenizer)
 
     @classmethod
-    def load(cls, model_dir: str | Path | None = None, config: TutorConfig | None = None) -> Tutor:
-        """A model directory's tutor; its `tutor.json` (the abstention threshold tuned for that model
-        on the dev set) is the default config, which `config` replaces."""
+    def load(cls, model_dir: str | Path | None = None, config: TutorConfig | None = None) -> TutorFront:
+        """A model directory's tutor without its weights (`model.safetensors` is not read)."""
         directory = Path(model_dir) if model_dir else BUNDLED_MODEL
-        cfg, params = load_model(directory)
+        cfg = config_from_hf(json.loads((directory / CONFIG_FILE).read_text(encoding="utf-8")))
         if config is None:
             config = tuned_config(directory)
-        return cls(prepare(params, cfg), BPETokenizer.load(directory), config, load_known_words(directory))
+        return TutorFront(cfg, BPETokenizer.load(directory), config, load_known_words(directory))
 
     @property
     def n_ctx(self) -> int:
-        return self.weights.cfg.n_ctx
+        return self.cfg.n_ctx
 
     def build_prompt(self, sentence: str) -> list[int]:
         """Token ids of `<bos> sentence <sep>`; raises `PromptTooLong` when the answer could not fit."""
@@ -199,6 +202,32 @@ class Tutor:
         original = _drop_added_stop(source, added_stop)
         return Correction(original, original, ABSTAIN_GLOSS, [], True, reason, n_in, n_out, p)
 
+
+class Tutor(TutorFront):
+    """Corrects sentences with a trained model directory (weights + tokenizer)."""
+
+    def __init__(
+        self,
+        weights: RuntimeWeights,
+        tokenizer: BPETokenizer,
+        config: TutorConfig | None = None,
+        known_words: frozenset[str] | None = None,
+    ) -> None:
+        super().__init__(weights.cfg, tokenizer, config, known_words)
+        self.weights = weights
+        # guesses the answer for speculative decoding, here and in the server's engine
+        self.drafter = AnswerDrafter(tokenizer)
+
+    @classmethod
+    def load(cls, model_dir: str | Path | None = None, config: TutorConfig | None = None) -> Tutor:
+        """A model directory's tutor; its `tutor.json` (the abstention threshold tuned for that model
+        on the dev set) is the default config, which `config` replaces."""
+        directory = Path(model_dir) if model_dir else BUNDLED_MODEL
+        cfg, params = load_model(directory)
+        if config is None:
+            config = tuned_config(directory)
+        return cls(prepare(params, cfg), BPETokenizer.load(directory), config, load_known_words(directory))
+
     def correct(self, sentence: str) -> Correction:
         return self.correct_many([sentence])[0]
 
@@ -209,7 +238,7 @@ class Tutor:
         for start in range(0, len(sentences), bs):
             chunk = sentences[start : start + bs]
             prompts = [self.build_prompt(s) for s in chunk]
-            cache = KVCache.allocate(self.weights.cfg, len(chunk))
+            cache = KVCache.allocate(self.cfg, len(chunk))
             eos, limit = self.tokenizer.special.eos, max(self.max_new_tokens_for(len(p)) for p in prompts)
             # each row also stops at the window's end (then it has no eos and abstains); one
             # sentence alone decodes with prompt lookup, which gives the same tokens in fewer passes

@@ -5,6 +5,7 @@ import signal
 import threading
 import time
 
+import numpy as np
 from fastapi.testclient import TestClient
 from server_support import error_of
 
@@ -26,6 +27,38 @@ def test_corrections_health_and_metrics_come_through_the_engine_process(make_set
         assert "corrige:generation_tokens_total" in metrics and "corrige:batch_size_count" in metrics
         engine = client.app.state.engine
     assert not engine.running  # the lifespan closed the child
+
+
+def array_bytes(obj, seen: set[int] | None = None) -> int:
+    """Bytes of the NumPy arrays reachable from `obj` through its attributes and containers."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen or isinstance(obj, (type, str, bytes, int, float)):
+        return 0
+    seen.add(id(obj))
+    if isinstance(obj, np.ndarray):
+        return obj.nbytes
+    if isinstance(obj, dict):
+        return sum(array_bytes(v, seen) for v in obj.values())
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return sum(array_bytes(v, seen) for v in obj)
+    fields = dict(getattr(obj, "__dict__", {}))
+    fields.update((s, getattr(obj, s)) for s in getattr(type(obj), "__slots__", ()) if hasattr(obj, s))
+    return sum(array_bytes(v, seen) for v in fields.values())
+
+
+def test_the_weights_are_loaded_in_the_engine_child_only(make_settings, model_dir):
+    weights_bytes = (model_dir / "model.safetensors").stat().st_size
+    with TestClient(create_app(make_settings(engine_process=True))) as client:
+        tutor = client.app.state.tutor
+        # the server reads the tokenizer and the model's configuration; the child holds the weights
+        assert not hasattr(tutor, "weights") and not hasattr(tutor, "drafter")
+        assert array_bytes(tutor) < weights_bytes // 10
+        assert tutor.cfg == client.app.state.engine.model_config
+        answer = client.post("/v1/grammar/correct", json={"sentence": "I goed home."})
+        assert answer.status_code == 200 and answer.json()["usage"]["completion_tokens"] > 0
+    with TestClient(create_app(make_settings(engine_process=False))) as client:
+        # the engine on a thread of the server: the server's tutor holds the whole model
+        assert array_bytes(client.app.state.tutor) >= weights_bytes // 2
 
 
 def kill_engine_process(client) -> int:

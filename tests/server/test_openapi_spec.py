@@ -214,7 +214,7 @@ def test_limits_come_from_the_settings_and_the_loaded_model(make_client):
     text, ids = completion["prompt"]["anyOf"]
     assert text["minLength"] == 1 and text["pattern"] == text_pattern()
     assert ids["minItems"] == 1 and ids["maxItems"] == tutor.n_ctx - 1
-    assert ids["items"]["minimum"] == 0 and ids["items"]["maximum"] == tutor.weights.cfg.vocab_size - 1
+    assert ids["items"]["minimum"] == 0 and ids["items"]["maximum"] == tutor.cfg.vocab_size - 1
     assert completion["max_tokens"]["maximum"] == min(40, tutor.n_ctx - 1)
     assert completion["model"]["enum"] == ["tutor-x"]
     assert completion["seed"]["anyOf"][0]["maximum"] == MAX_JSON_INT
