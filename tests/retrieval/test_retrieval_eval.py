@@ -5,11 +5,12 @@ from collections import Counter
 import pytest
 
 from corrige.evaluation import retrieval_eval as reval
+from corrige.evaluation.expected_cards import expected_cards
 
 
 def test_sub_rule_labels(cards):
     def label(cat, o, r, s):
-        return reval.expected_cards(cat, o, r, s, cards)
+        return expected_cards(cat, o, r, s, cards)
 
     assert label("preposition", "with", "to", "He is married with Marta.") == (
         frozenset({"preposition_married_to"}),
