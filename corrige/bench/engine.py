@@ -270,6 +270,13 @@ def _table(cells: list[Cell]) -> Table:
     return table
 
 
+def cells_progress(console: Console) -> Progress:
+    """The bar that counts a benchmark's cells as they run, named after the one running."""
+    return Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+    )
+
+
 def run_engine_bench(
     console: Console,
     policies: list[str],
@@ -299,9 +306,7 @@ def run_engine_bench(
     machine = machine_info(blas_limit)
     console.print(f"[bold]machine[/] {machine}", soft_wrap=True)
     cells: list[Cell] = []
-    with Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
-    ) as bar:
+    with cells_progress(console) as bar:
         task = bar.add_task("engine", total=len(policies) * len(clients))
         for n in clients:  # policies side by side at each load, so slow spells hit them alike
             for policy in policies:

@@ -17,10 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from corrige.bench.engine import Cell, WorkItem, run_cell
+from corrige.bench.engine import Cell, WorkItem, cells_progress, run_cell
 from corrige.bench.machine import machine_info, write_json
 from corrige.model.blas import limit_blas_threads
 
@@ -126,9 +125,7 @@ def run_speculative_bench(
     machine = machine_info(blas_limit)
     console.print(f"[bold]machine[/] {machine}", soft_wrap=True)
     cells: list[Cell] = []
-    with Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
-    ) as bar:
+    with cells_progress(console) as bar:
         task = bar.add_task("speculative", total=len(clients) * len(policies) * rounds * 2)
         for n in clients:
             for policy in policies:
