@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 
 from corrige.engine.config import EngineConfig
 from corrige.engine.core import Event
-from corrige.engine.errors import EngineClosed, InvalidRequest, Overloaded
-from corrige.engine.frontend import FrontEnd, hand_over
+from corrige.engine.errors import EngineClosed
+from corrige.engine.frontend import FrontEnd, admitted_id, hand_over
 from corrige.engine.loop import CoreLoop
 from corrige.engine.request import Request, RequestOutput, SamplingParams, TokenEvent, validate_prompt
 from corrige.engine.stats import EngineSnapshot, StepStats
@@ -134,11 +134,7 @@ class Engine(FrontEnd):
             if self._closing:
                 raise EngineClosed("the engine is shut down")
             waiting = self._loop.waiting_and_free()[0]  # not those about to take a free slot
-            if waiting >= self.config.max_waiting:
-                raise Overloaded(f"{waiting} requests are already waiting (the limit); try again shortly")
-            request_id = f"req-{next(self._ids)}" if request_id is None else request_id
-            if request_id in self._active_ids:
-                raise InvalidRequest(f"request id {request_id!r} is already in flight; ids must be unique")
+            request_id = admitted_id(request_id, self._ids, self._active_ids, waiting, self.config.max_waiting)
             self._active_ids.add(request_id)
             self._loop.add(request_id, prompt, params, queue_timeout_s=queue_timeout_s, stream=stream, sink=sink)
         return request_id

@@ -9,8 +9,9 @@ import asyncio
 import logging
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 
+from corrige.engine.errors import InvalidRequest, Overloaded
 from corrige.engine.request import RequestOutput, SamplingParams, TokenEvent
 from corrige.engine.stats import StepStats
 from corrige.engine.stream import RequestStream, Sink, deliver, final_output
@@ -60,6 +61,20 @@ def waiting_and_free(pending: int, free: int) -> tuple[int, int]:
     free places are left for more: the next step admits pending requests into the `free` places
     first, so only the rest count against `max_waiting`."""
     return max(0, pending - free), max(0, free - pending)
+
+
+def admitted_id(
+    request_id: str | None, fresh_ids: Iterator[int], in_flight: Container[str], waiting: int, max_waiting: int
+) -> str:
+    """Admission, under the front end's lock so that admissions count each other: the request's id
+    (a fresh `req-N` when it brings none), or `Overloaded` when `waiting` requests already wait
+    (the limit), or `InvalidRequest` when its id is already in flight."""
+    if waiting >= max_waiting:
+        raise Overloaded(f"{waiting} requests are already waiting (the limit); try again shortly")
+    request_id = f"req-{next(fresh_ids)}" if request_id is None else request_id
+    if request_id in in_flight:
+        raise InvalidRequest(f"request id {request_id!r} is already in flight; ids must be unique")
+    return request_id
 
 
 def hand_over(batches: dict[asyncio.AbstractEventLoop, list[tuple[Sink, TokenEvent | RequestOutput]]]) -> None:

@@ -43,8 +43,8 @@ from typing import Any
 
 from corrige.engine.child import Build, child_main
 from corrige.engine.config import EngineConfig
-from corrige.engine.errors import EngineClosed, EngineError, EngineRestarting, InvalidRequest, Overloaded
-from corrige.engine.frontend import FrontEnd, hand_over, waiting_and_free
+from corrige.engine.errors import EngineClosed, EngineError, EngineRestarting
+from corrige.engine.frontend import FrontEnd, admitted_id, hand_over, waiting_and_free
 from corrige.engine.messages import (
     AbortRequest,
     AddRequest,
@@ -131,11 +131,7 @@ class EngineProcess(FrontEnd):
             if self._closing or (self._gone and not self._restarting):
                 raise EngineClosed("the engine is shut down")
             waiting = self._waiting_and_free()[0]
-            if waiting >= self.config.max_waiting:
-                raise Overloaded(f"{waiting} requests are already waiting (the limit); try again shortly")
-            request_id = f"req-{next(self._ids)}" if request_id is None else request_id
-            if request_id in self._sinks:
-                raise InvalidRequest(f"request id {request_id!r} is already in flight; ids must be unique")
+            request_id = admitted_id(request_id, self._ids, self._sinks, waiting, self.config.max_waiting)
             self._sinks[request_id] = sink
             self._sent += 1
             self._sent_since_snapshot += 1
