@@ -72,18 +72,6 @@ def greedy_generate_scored(
         )
 
 
-def greedy_generate(
-    w: RuntimeWeights,
-    cache: KVCache,
-    prompts: Sequence[Sequence[int]],
-    max_new_tokens: int,
-    eos_id: int | None = None,
-    slots: Sequence[int] | None = None,
-) -> list[list[int]]:
-    """Token ids only; see `greedy_generate_scored`."""
-    return [g.tokens for g in greedy_generate_scored(w, cache, prompts, max_new_tokens, eos_id, slots)]
-
-
 def lookup_greedy_generate_scored(
     w: RuntimeWeights,
     cache: KVCache,

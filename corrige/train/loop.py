@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 
 from corrige.model.config import GPTConfig, preset
-from corrige.model.generate import greedy_generate
+from corrige.model.generate import greedy_generate_scored
 from corrige.model.numpy_gpt import KVCache, prepare
 from corrige.model.torch_gpt import TorchGPT
 from corrige.model.weights import load_model, save_model
@@ -135,9 +135,9 @@ def dev_exact_match(model: TorchGPT, tok: BPETokenizer, examples, n_ctx: int, li
         chunk = subset[start : start + 64]
         prompts = [encode_prompt(tok, ex.source) for ex in chunk]
         room = n_ctx - max(len(p) for p in prompts)
-        outs = greedy_generate(w, KVCache.allocate(model.cfg, len(chunk)), prompts, room, eos_id=tok.special.eos)
+        outs = greedy_generate_scored(w, KVCache.allocate(model.cfg, len(chunk)), prompts, room, eos_id=tok.special.eos)
         for ex, out in zip(chunk, outs, strict=True):
-            parsed = split_answer(tok, out)
+            parsed = split_answer(tok, out.tokens)
             hits += parsed is not None and parsed[:2] == (ex.corrected, ex.gloss)
     return hits / max(len(subset), 1)
 

@@ -15,7 +15,7 @@ from corrige.engine import threads as threads_module
 from corrige.engine.engine import Engine
 from corrige.engine.runner import ModelRunner
 from corrige.model import preset
-from corrige.model.generate import greedy_generate
+from corrige.model.generate import greedy_generate_scored
 from corrige.model.numpy_gpt import KVCache, RuntimeWeights, prepare
 from corrige.model.weights import random_params
 
@@ -41,7 +41,7 @@ def random_workload(w: RuntimeWeights, n: int, seed: int, max_prompt: int = 20) 
 
 
 def greedy_alone(w: RuntimeWeights, prompt: list[int], max_tokens: int, eos_id: int | None) -> list[int]:
-    return greedy_generate(w, KVCache.allocate(w.cfg, 1), [prompt], max_tokens, eos_id=eos_id)[0]
+    return greedy_generate_scored(w, KVCache.allocate(w.cfg, 1), [prompt], max_tokens, eos_id=eos_id)[0].tokens
 
 
 def run(coro, timeout: float = 60.0):

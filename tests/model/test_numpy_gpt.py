@@ -7,7 +7,7 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from corrige.model import preset  # noqa: E402
-from corrige.model.generate import greedy_generate  # noqa: E402
+from corrige.model.generate import greedy_generate_scored  # noqa: E402
 from corrige.model.numpy_gpt import KVCache, decode, extend, prefill, prepare  # noqa: E402
 from corrige.model.weights import random_params, save_model  # noqa: E402
 
@@ -90,8 +90,8 @@ def test_greedy_generation_equals_transformers_generate(models):
     rng = np.random.default_rng(4)
     prompts = [rng.integers(0, cfg.vocab_size, n).tolist() for n in (3, 7, 5)]
     new = min(20, cfg.n_ctx - 7)
-    ours = greedy_generate(w, KVCache.allocate(cfg, 3), prompts, max_new_tokens=new)
-    for prompt, got in zip(prompts, ours, strict=True):
+    ours = greedy_generate_scored(w, KVCache.allocate(cfg, 3), prompts, max_new_tokens=new)
+    for prompt, got in zip(prompts, (g.tokens for g in ours), strict=True):
         with torch.no_grad():
             ref = hf.generate(
                 torch.tensor([prompt]),
@@ -107,10 +107,12 @@ def test_greedy_generation_equals_transformers_generate(models):
 def test_generation_stops_at_eos_and_at_the_window(models):
     cfg, w, _ = models
     prompt = [1, 2, 3]
-    free = greedy_generate(w, KVCache.allocate(cfg, 1), [prompt], max_new_tokens=cfg.n_ctx)[0]
+    free = greedy_generate_scored(w, KVCache.allocate(cfg, 1), [prompt], max_new_tokens=cfg.n_ctx)[0].tokens
     assert len(prompt) + len(free) == cfg.n_ctx  # the window ends it
     eos = free[2]
-    stopped = greedy_generate(w, KVCache.allocate(cfg, 1), [prompt], max_new_tokens=cfg.n_ctx, eos_id=eos)[0]
+    stopped = greedy_generate_scored(w, KVCache.allocate(cfg, 1), [prompt], max_new_tokens=cfg.n_ctx, eos_id=eos)[
+        0
+    ].tokens
     assert stopped[-1] == eos and len(stopped) == free.index(eos) + 1
 
 
