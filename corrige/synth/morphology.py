@@ -27,15 +27,24 @@ def _ends_consonant_y(word: str) -> bool:
     return len(word) > 1 and word.endswith("y") and word[-2] not in "aeiou"
 
 
+_SIBILANTS = ("s", "sh", "ch", "x", "z")
+_THIRD_PERSON_IRREGULAR = {"have": "has", "do": "does", "go": "goes", "be": "is"}
+
+
+def _s_form(word: str, irregular: dict[str, str], es_after: tuple[str, ...]) -> str:
+    """The -s ending that a verb's third person and a noun's plural share: an irregular form first,
+    then -es after the endings in `es_after`, -ies for a consonant + y, else -s."""
+    if word in irregular:
+        return irregular[word]
+    if word.endswith(es_after):
+        return word + "es"
+    if _ends_consonant_y(word):
+        return word[:-1] + "ies"
+    return word + "s"
+
+
 def third_person(lemma: str) -> str:
-    irregular = {"have": "has", "do": "does", "go": "goes", "be": "is"}
-    if lemma in irregular:
-        return irregular[lemma]
-    if lemma.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return lemma + "es"
-    if _ends_consonant_y(lemma):
-        return lemma[:-1] + "ies"
-    return lemma + "s"
+    return _s_form(lemma, _THIRD_PERSON_IRREGULAR, (*_SIBILANTS, "o"))  # verbs: goes, echoes
 
 
 def past(lemma: str) -> str:
@@ -65,13 +74,7 @@ def gerund(lemma: str) -> str:
 
 
 def plural(noun: str) -> str:
-    if noun in lx.IRREGULAR_PLURALS:
-        return lx.IRREGULAR_PLURALS[noun]
-    if noun.endswith(("s", "sh", "ch", "x", "z")):
-        return noun + "es"
-    if _ends_consonant_y(noun):
-        return noun[:-1] + "ies"
-    return noun + "s"
+    return _s_form(noun, lx.IRREGULAR_PLURALS, _SIBILANTS)  # nouns: photos, pianos
 
 
 def comparative(adj: str) -> str:
