@@ -78,19 +78,20 @@ def plural(noun: str) -> str:
 
 
 def comparative(adj: str) -> str:
-    if adj in lx.COMPARATIVE_IRREGULAR:
-        return lx.COMPARATIVE_IRREGULAR[adj]
-    if adj in lx.LONG_ADJECTIVES:
-        return "more " + adj
-    return _suffix(adj, "er")
+    return _degree(adj, lx.COMPARATIVE_IRREGULAR, "more", "er")
 
 
 def superlative(adj: str) -> str:
-    if adj in lx.SUPERLATIVE_IRREGULAR:
-        return lx.SUPERLATIVE_IRREGULAR[adj]
+    return _degree(adj, lx.SUPERLATIVE_IRREGULAR, "most", "est")
+
+
+def _degree(adj: str, irregular: dict[str, str], adverb: str, suffix: str) -> str:
+    """An irregular form first; a long adjective takes `adverb` (more, most), a short one `suffix`."""
+    if adj in irregular:
+        return irregular[adj]
     if adj in lx.LONG_ADJECTIVES:
-        return "most " + adj
-    return _suffix(adj, "est")
+        return f"{adverb} {adj}"
+    return _suffix(adj, suffix)
 
 
 def _suffix(adj: str, suffix: str) -> str:
