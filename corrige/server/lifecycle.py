@@ -155,11 +155,18 @@ def fail_server(state: Any) -> None:
     stop = getattr(state, "stop_server", None)
     if stop is not None:  # `corrige serve`
         stop(ENGINE_FAILED_EXIT_STATUS)
-    elif signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, signal.SIG_IGN, None):
-        # a plain uvicorn (its handler is installed) stops on SIGTERM, then raises the signal again
-        # once it has stopped: the process ends with status 143 (-15), not 0. Without a handler
-        # (the app inside a test client) the signal would kill the host, so nothing is sent.
+    elif _uvicorn_handles_sigterm():
+        # a plain uvicorn stops on SIGTERM, then raises the signal again once it has stopped: the
+        # process ends with status 143 (-15), not 0. Under any other handler (the app inside a test
+        # client, or a host that installed its own) the signal could end the host, so nothing is sent.
         signal.raise_signal(signal.SIGTERM)
+
+
+def _uvicorn_handles_sigterm() -> bool:
+    """Whether SIGTERM goes to a uvicorn server's handler (`Server.handle_exit`, a bound method)."""
+    from uvicorn.server import Server
+
+    return isinstance(getattr(signal.getsignal(signal.SIGTERM), "__self__", None), Server)
 
 
 async def warm_up(service: CorrectionService) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
 import sys
 import threading
@@ -107,6 +108,9 @@ def test_scaling_from_two_replicas_to_one_answers_every_request_in_flight(tmp_pa
         _get_global_client().deploy_apps(ServeDeploySchema(**config))
 
     os.environ.setdefault("RAY_worker_niceness", "0")  # as `corrige serve --replicas` runs them
+    # ray.init installs its own SIGTERM/SIGINT handlers in this (the test runner's) process; they
+    # must not outlive the test, or a later in-process app that signals itself would end the run
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
     ray.init(num_cpus=3, include_dashboard=False, logging_level="WARNING")
     try:
         serve.start(http_options={"host": "127.0.0.1", "port": port})
@@ -146,6 +150,8 @@ def test_scaling_from_two_replicas_to_one_answers_every_request_in_flight(tmp_pa
     finally:
         serve.shutdown()
         ray.shutdown()
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
 
     assert in_flight >= IN_FLIGHT // 2, f"only {in_flight} requests were in flight at the scale-down"
     assert {rid: answers.get(rid) for rid in burst + during} == dict.fromkeys(burst + during, 200)

@@ -94,3 +94,18 @@ def test_an_engine_given_up_fails_liveness_and_readiness(make_settings):
         assert client.get("/readyz").status_code == 503
         refused = client.post("/v1/grammar/correct", json={"sentence": "I goed home."})
         assert refused.status_code == 503 and error_of(refused)["code"] == "engine_closed"
+
+
+def test_a_given_up_engine_does_not_signal_a_host_that_is_not_uvicorn(make_settings):
+    # a host process with its own SIGTERM handler (a test runner after ray.init, a notebook): the
+    # app inside it must not send it SIGTERM when its engine is given up
+    received: list[int] = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: received.append(signum))
+    try:
+        with TestClient(create_app(make_settings(engine_process=True, engine_max_restarts=0))) as client:
+            kill_engine_process(client)
+            wait_for(lambda: client.get("/healthz").status_code == 503, "liveness fails")
+            time.sleep(0.2)  # the signal, if any, is raised on the event loop right after
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert received == []
