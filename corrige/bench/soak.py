@@ -268,6 +268,7 @@ def run_soak(config: SoakConfig, progress: Callable[[str], None] | None = None) 
         store_end = store_size(soak.store_path)
         max_spans = int(server.env.get("CORRIGE_TRACE_STORE_MAX_SPANS") or _default_max_spans())
         problems = server.log_problems()
+    ran = round(ran, 2)  # the warm-up is derived from the run time the report shows, so the two agree
     warmup_s = warmup_seconds(ran)
     spans_seen = [s["store"]["spans"] for s in soak.samples if s["store"]["spans"] is not None]
     if store_end["spans"] is not None:
