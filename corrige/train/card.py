@@ -6,6 +6,7 @@ Every figure comes from `corrige eval --card`, which measures and then writes th
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +104,26 @@ def render_card(model_dir: Path, results: dict) -> str:
     return card_text(intro, sections, results, "runs", LIMITS)
 
 
+def runs_lines(meta: dict[str, Any], settings: Callable[[dict[str, Any]], str]) -> list[str]:
+    """One bullet per run that trained the model (the first, then each that went on from the one
+    before), `settings(run's train config)` after its steps and minutes, then its dev evaluations."""
+    lines = []
+    runs = [*meta.get("continued_from", []), meta]
+    for i, run in enumerate(runs):
+        trained, how = run.get("result"), run.get("train", {})
+        if not trained:
+            continue
+        start = "- then continued from that model's weights" if i else "- trained"
+        if i and runs[i - 1].get("model", {}).get("vocab_size") != run.get("model", {}).get("vocab_size"):
+            start += " (the `<|gloss|>` separator token added, `corrige.train.gloss_token`)"
+        lines.append(
+            f"{start}: {trained['steps']} steps in {trained['minutes']:.1f} min {settings(how)} (2-core CPU, PyTorch)"
+        )
+        for h in {h["step"]: h for h in trained.get("history", [])}.values():  # the last point may come twice
+            lines.append(f"  - step {h['step']}: dev loss {h['dev_loss']:.4f}, dev exact match {h['dev_exact']:.3f}")
+    return lines
+
+
 def _training_section(meta: dict[str, Any]) -> list[str]:
     """The data recipe and every run that trained the model, with its dev evaluations."""
     train = meta.get("train", {})
@@ -119,20 +140,7 @@ def _training_section(meta: dict[str, Any]) -> list[str]:
         f"batch {train.get('batch_size')}, AdamW peak LR {train.get('lr')} (cosine), "
         f"budget {train.get('max_minutes')} min / {train.get('max_steps')} steps, seed {train.get('seed')}",
     ]
-    runs = [*meta.get("continued_from", []), meta]  # the first run, then each that went on from the one before
-    for i, run in enumerate(runs):
-        trained, how = run.get("result"), run.get("train", {})
-        if not trained:
-            continue
-        start = "- then continued from that model's weights" if i else "- trained"
-        if i and runs[i - 1].get("model", {}).get("vocab_size") != run.get("model", {}).get("vocab_size"):
-            start += " (the `<|gloss|>` separator token added, `corrige.train.gloss_token`)"
-        lines.append(
-            f"{start}: {trained['steps']} steps in {trained['minutes']:.1f} min at peak LR {how.get('lr')} "
-            "(2-core CPU, PyTorch)"
-        )
-        for h in {h["step"]: h for h in trained.get("history", [])}.values():  # the last point may come twice
-            lines.append(f"  - step {h['step']}: dev loss {h['dev_loss']:.4f}, dev exact match {h['dev_exact']:.3f}")
+    lines += runs_lines(meta, lambda how: f"at peak LR {how.get('lr')}")
     return lines
 
 

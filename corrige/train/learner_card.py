@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from corrige.train.card import card_text, configuration_section, read_json, write_card_files
+from corrige.train.card import card_text, configuration_section, read_json, runs_lines, write_card_files
 
 CORPUS_FILE = "corpus.json"
 TUTOR_DIR = Path(__file__).resolve().parent.parent / "tutor"
@@ -105,7 +105,7 @@ def render(model_dir: Path, results: dict[str, Any]) -> str:
 
 def _data_section(meta: dict[str, Any], corpus: dict[str, Any]) -> list[str]:
     """The corpus the sentences came from, how the errors were injected, and the training run."""
-    train, trained = meta.get("train", {}), meta.get("result", {})
+    train = meta.get("train", {})
     lines = ["", "## Training data", ""]
     if corpus:
         lines += [
@@ -126,17 +126,17 @@ def _data_section(meta: dict[str, Any], corpus: dict[str, Any]) -> list[str]:
         "(`corrige corpus pairs`), with a Spanish gloss for every edit; the rates per category and their "
         "published sources are in [corrige/corpus/RATES.md](../../corpus/RATES.md).",
         "",
-        f"- pairs file `{Path(str(train.get('pairs'))).name}`, {train.get('pairs_limit') or 'all'} rows read; "
-        f"batch {train.get('batch_size')}, AdamW peak LR {train.get('lr')} (cosine), bfloat16 autocast "
+        f"- batch {train.get('batch_size')}, AdamW (cosine schedule), bfloat16 autocast "
         f"{'on' if train.get('bf16') else 'off'}",
     ]
-    if trained:
-        lines.append(f"- trained {trained['steps']} steps in {trained['minutes']:.1f} min (2-core CPU, PyTorch)")
-        lines += [
-            f"  - step {h['step']}: dev loss {h['dev_loss']:.4f}, dev exact match {h['dev_exact']:.3f}"
-            for h in trained.get("history", [])
-        ]
-    return lines
+    return lines + runs_lines(meta, _run_settings)
+
+
+def _run_settings(train: dict[str, Any]) -> str:
+    return (
+        f"on pairs file `{Path(str(train.get('pairs'))).name}` ({train.get('pairs_limit') or 'all'} rows) "
+        f"at peak LR {train.get('lr')}"
+    )
 
 
 def _evaluation_section(results: dict[str, Any]) -> list[str]:

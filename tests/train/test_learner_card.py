@@ -67,3 +67,18 @@ def test_targets_are_judged_from_the_scores():
     assert ok["precision ≥ 0.6"](0.6) and not ok["precision ≥ 0.6"](0.59)
     assert ok["false alarms ≤ 3%"](0.03) and not ok["false alarms ≤ 3%"](0.031)
     assert ok["refusals 0"](0) and not ok["refusals 0"](1)
+
+
+def test_a_model_trained_in_several_runs_lists_every_run_with_its_own_pairs_file(model_dir):
+    meta = json.loads((model_dir / "train_config.json").read_text())
+    first = {**meta, "train": {**meta["train"], "pairs": "/data/first.tsv", "lr": 0.003}}
+    meta["train"]["init_from"] = "corrige/models/reader"
+    meta["continued_from"] = [first]
+    (model_dir / "train_config.json").write_text(json.dumps(meta))
+    results = {"sets": {}, "targets": [], "min_token_prob": 0.7}
+    card = learner_card.write(model_dir, results).read_text()
+    first_run = card.index("- trained: 1000 steps in 30.0 min on pairs file `first.tsv` (all rows) at peak LR 0.003")
+    second_run = card.index(
+        "- then continued from that model's weights: 1000 steps in 30.0 min on pairs file `pairs.tsv`"
+    )
+    assert first_run < second_run and card.count("dev loss 0.5000") == 2
