@@ -128,7 +128,7 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
     ("BENCHMARKS.md", "corrige bench replicas"): (NOT_RUN, "a benchmark: Ray, two replicas, about 6 minutes"),
     ("BENCHMARKS.md", "python -m corrige.bench.proxy_cost"): (NOT_RUN, "a benchmark: Ray, one server, 3 minutes"),
     ("BENCHMARKS.md", "corrige bench limits --json"): (NOT_RUN, "a benchmark: a throwaway PostgreSQL, about 50 s"),
-    ("BENCHMARKS.md", "corrige bench compare --baseline"): (NOT_RUN, "a benchmark: two servers, 25 paired rounds, 2 minutes"),
+    ("BENCHMARKS.md", "corrige bench compare --baseline"): (NOT_RUN, "a benchmark: two servers, 2 minutes"),
     ("scaling.md", "corrige bench limits"): (NOT_RUN, "a benchmark: a throwaway PostgreSQL, about 50 s"),
     ("scaling.md", "python -m corrige.bench.proxy_cost"): (NOT_RUN, "a benchmark: Ray, one server, 3 minutes"),
     ("tracing.md", "http.request                      root"): (NO_OUTPUT, "the span tree"),
