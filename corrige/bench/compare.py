@@ -74,29 +74,25 @@ def baseline_env(tree: Path) -> dict[str, str]:
     return {"PYTHONPATH": str(tree), "PYTHONSAFEPATH": "1"}
 
 
-def _one_client_p50(url: str, cfg: CompareConfig, seed: int) -> tuple[float, int]:
-    spec = LoadSpec(url=url, clients=1, requests=cfg.block, warmup=2, seed=seed, model=cfg.model, duration=600.0)
-    summary = run_load(spec).summary()
-    return summary["latency_ms"]["p50"], summary["requests"] - summary["ok"]
-
-
-def _burst_rate(url: str, cfg: CompareConfig, seed: int) -> tuple[float, int]:
+def _load(url: str, cfg: CompareConfig, clients: int, requests: int, seed: int) -> tuple[dict[str, Any], int]:
+    """One closed-loop load on `url`: its summary, and how many measured requests failed."""
+    warmup = 2 if clients == 1 else 1
     spec = LoadSpec(
-        url=url, clients=cfg.clients, requests=cfg.burst_requests, warmup=1, seed=seed, model=cfg.model, duration=600.0
+        url=url, clients=clients, requests=requests, warmup=warmup, seed=seed, model=cfg.model, duration=600.0
     )
     summary = run_load(spec).summary()
-    return summary["req_per_s"], summary["requests"] - summary["ok"]
+    return summary, summary["requests"] - summary["ok"]
 
 
 def _measure_round(servers: list[tuple[LabServer, TreeFigures]], cfg: CompareConfig, index: int) -> None:
     order = servers if index % 2 == 0 else servers[::-1]
     for server, figures in order:
-        p50, failed = _one_client_p50(server.url, cfg, seed=index)
-        figures.p50_ms.append(p50)
+        summary, failed = _load(server.url, cfg, 1, cfg.block, seed=index)
+        figures.p50_ms.append(summary["latency_ms"]["p50"])
         figures.failed += failed
     for server, figures in order:
-        rate, failed = _burst_rate(server.url, cfg, seed=index)
-        figures.req_per_s.append(rate)
+        summary, failed = _load(server.url, cfg, cfg.clients, cfg.burst_requests, seed=index)
+        figures.req_per_s.append(summary["req_per_s"])
         figures.failed += failed
 
 

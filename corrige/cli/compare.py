@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 from typing import Annotated
 
@@ -40,9 +41,14 @@ def bench_compare(
         clients=clients,
         burst_requests=burst_requests,
     )
-    with progress_bar() as bar:
-        task = bar.add_task(f"rounds against {baseline}", total=rounds)
-        report = run_compare(cfg, repo, on_round=lambda _: bar.advance(task))
+    try:
+        with progress_bar() as bar:
+            task = bar.add_task(f"rounds against {baseline}", total=rounds)
+            report = run_compare(cfg, repo, on_round=lambda _: bar.advance(task))
+    except subprocess.CalledProcessError as exc:  # git: not a checkout, or no such revision
+        detail = exc.stderr.decode() if isinstance(exc.stderr, bytes) else exc.stderr or ""
+        console.print(f"[red]cannot unpack {baseline!r} from {repo}:[/] {detail.strip()}")
+        raise typer.Exit(2) from exc
     _print(report, clients)
     if output is not None:
         write_json(output, report)

@@ -63,3 +63,13 @@ def test_a_paired_run_measures_both_trees_every_round(model_dir):
         assert all(v > 0 for v in figures["p50_ms"] + figures["req_per_s"])
     for ratio in report["ratios"].values():
         assert math.isfinite(ratio) and ratio > 0
+
+
+def test_the_command_names_an_unknown_revision_and_exits_2():
+    from typer.testing import CliRunner
+
+    from corrige.cli import app
+
+    result = CliRunner().invoke(app, ["bench", "compare", "--baseline", "no-such-revision-anywhere"])
+    assert result.exit_code == 2
+    assert "cannot unpack 'no-such-revision-anywhere'" in result.output and "Traceback" not in result.output
