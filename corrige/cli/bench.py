@@ -10,6 +10,7 @@ import typer
 from corrige.cli import bench_app, console
 from corrige.cli.options import (
     ALL_POLICIES,
+    Batching,
     Clients,
     JsonFlag,
     JsonOutput,
@@ -136,7 +137,7 @@ def bench_text(
     requests: Annotated[int, typer.Option(help="Measured corrections of each (the email, its sentence).")] = 200,
     warmup: Annotated[int, typer.Option(help="Unmeasured corrections of each first.")] = 20,
     model: ModelOption = None,
-    batching: Annotated[str, typer.Option(help="The server's batching policy.")] = "continuous",
+    batching: Batching = "continuous",
     json_output: JsonFlag = None,
 ) -> None:
     """A 150-word email (`text`) vs one of its sentences over HTTP, interleaved, 1 client: p50/p95 and their ratio."""

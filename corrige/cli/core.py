@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from corrige.cli import _numpy_runtime_threads, app, console
-from corrige.cli.options import ModelOption
+from corrige.cli.options import CorpusSeed, ModelOption
 
 
 @app.command()
@@ -34,7 +34,7 @@ def train(
     batch_size: Annotated[int, typer.Option()] = 64,
     lr: Annotated[float, typer.Option(help="Peak learning rate (AdamW, cosine decay).")] = 3e-3,
     seed: Annotated[int, typer.Option(help="Seed for initialisation and batch order.")] = 0,
-    data_seed: Annotated[int, typer.Option(help="Seed of the synthetic corpus.")] = 0,
+    data_seed: CorpusSeed = 0,
     eval_every: Annotated[int, typer.Option(help="Steps between dev evaluations.")] = 1_000,
     threads: Annotated[int, typer.Option(help="Torch threads (0: default).")] = 0,
     resume: Annotated[bool, typer.Option(help="Continue from OUT/checkpoint.pt if present.")] = False,

@@ -15,6 +15,7 @@ from corrige.cli.options import (
     JsonOutput,
     ModelOption,
     Policies,
+    SloMs,
     ints,
     progress_bar,
     quiet_libraries,
@@ -44,7 +45,7 @@ def bench_load(
     rules: Annotated[
         bool | None, typer.Option("--rules/--no-rules", help="Ask for rule cards (default: the server's default).")
     ] = None,
-    slo_ms: Annotated[float, typer.Option(help="Goodput: successes within this latency.")] = 500.0,
+    slo_ms: SloMs = 500.0,
     slo_ttft_ms: Annotated[float | None, typer.Option(help="Goodput with --stream: first token within this.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the sentence mix and the arrival times.")] = 0,
     timeout: Annotated[float, typer.Option(help="Seconds before a request counts as a timeout.")] = 60.0,
@@ -121,7 +122,7 @@ def bench_sweep(
     peer: Annotated[bool, typer.Option(help="Also measure a transformers `generate` server (needs torch).")] = False,
     model: ModelOption = None,
     seed: Annotated[int, typer.Option(help="Seed of the sentence mix.")] = 0,
-    slo_ms: Annotated[float, typer.Option(help="Goodput: successes within this latency.")] = 300.0,
+    slo_ms: SloMs = 300.0,
     stream: Annotated[bool, typer.Option(help="Stream (SSE) every request, to record time to first token.")] = False,
     rules: Annotated[
         bool | None,

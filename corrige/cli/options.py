@@ -18,6 +18,9 @@ JsonFlag = Annotated[Path | None, typer.Option("--json", help="Write the results
 Policies = Annotated[str, typer.Option(help="Comma-separated: none, threads, static, continuous.")]
 ALL_POLICIES = "none,threads,static,continuous"
 Clients = Annotated[str, typer.Option(help="Comma-separated concurrent closed-loop clients.")]
+Batching = Annotated[str, typer.Option(help="The server's batching policy.")]
+CorpusSeed = Annotated[int, typer.Option(help="Seed of the synthetic corpus.")]
+SloMs = Annotated[float, typer.Option(help="Goodput: successes within this latency.")]
 
 
 def ints(text: str) -> tuple[int, ...]:

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from corrige.cli import bench_app, console
-from corrige.cli.options import JsonFlag, ModelOption
+from corrige.cli.options import Batching, JsonFlag, ModelOption
 
 
 @bench_app.command("portal")
@@ -15,7 +15,7 @@ def bench_portal(
     rounds: Annotated[int, typer.Option(help="Measured rounds; each sends one sentence through every path.")] = 300,
     warmup: Annotated[int, typer.Option(help="Unmeasured rounds first (they also warm the rule-card caches).")] = 50,
     model: ModelOption = None,
-    batching: Annotated[str, typer.Option(help="The server's batching policy.")] = "continuous",
+    batching: Batching = "continuous",
     json_output: JsonFlag = None,
     database: Annotated[
         str | None,

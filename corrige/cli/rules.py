@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from corrige.cli import app, console, rules_app
-from corrige.cli.options import JsonOutput, write_json
+from corrige.cli.options import CorpusSeed, JsonOutput, write_json
 
 
 def _parse_edit(spec: str) -> tuple[str, str]:
@@ -76,7 +76,7 @@ def rules_search(
 @app.command("eval-retrieval")
 def eval_retrieval(
     n_test: Annotated[int, typer.Option(help="Synthetic test examples to draw single-error queries from.")] = 900,
-    seed: Annotated[int, typer.Option(help="Seed of the synthetic corpus.")] = 0,
+    seed: CorpusSeed = 0,
     misses: Annotated[int, typer.Option(help="Show up to this many hybrid misses (top 5).")] = 0,
     output: JsonOutput = None,
 ) -> None:
