@@ -2,7 +2,7 @@
 admission control over the NumPy GPT runtime. It works on token ids only."""
 
 from corrige.engine.config import EngineConfig, Policy
-from corrige.engine.engine import Engine, RequestStream
+from corrige.engine.engine import Engine
 from corrige.engine.errors import (
     DeadlineExceeded,
     EngineClosed,
@@ -14,6 +14,7 @@ from corrige.engine.errors import (
 )
 from corrige.engine.request import FinishReason, RequestOutput, RequestStatus, SamplingParams, TokenEvent
 from corrige.engine.stats import EngineSnapshot, RequestStats, StepStats
+from corrige.engine.stream import RequestStream
 
 __all__ = [
     "DeadlineExceeded",

@@ -82,13 +82,7 @@ def take(message: object, loop: CoreLoop, out: PipeOutput) -> bool:
     """Apply one message from the parent; False once it asks us to close. Raises `UnknownMessage`."""
     messages.expect(message, messages.TO_CORE)
     if isinstance(message, messages.AddRequest):
-        loop.add(
-            message.request_id,
-            message.prompt_token_ids,
-            message.params,
-            queue_timeout_s=message.queue_timeout_s,
-            stream=message.stream,
-        )
+        loop.add(message)
         out.received += 1
     elif isinstance(message, messages.AbortRequest):
         loop.abort(message.request_id)

@@ -18,16 +18,17 @@ import asyncio
 import itertools
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from corrige.engine.config import EngineConfig
 from corrige.engine.core import Event
 from corrige.engine.errors import EngineClosed
 from corrige.engine.frontend import FrontEnd, admitted_id, hand_over
 from corrige.engine.loop import CoreLoop
-from corrige.engine.request import Request, RequestOutput, SamplingParams, TokenEvent, validate_prompt
+from corrige.engine.messages import AddRequest
+from corrige.engine.request import Request, RequestOutput, TokenEvent
 from corrige.engine.stats import EngineSnapshot, StepStats
-from corrige.engine.stream import RequestStream, Sink
+from corrige.engine.stream import Sink
 from corrige.model.lookup import LookupDrafter
 from corrige.model.numpy_gpt import RuntimeWeights
 
@@ -60,22 +61,7 @@ class Engine(FrontEnd):
         self._thread = threading.Thread(target=self._loop.run, name="engine-loop", daemon=True)
         self._thread.start()
 
-    # ---- asyncio API (call from a running event loop) ----
-
-    def submit(
-        self,
-        prompt_token_ids: Sequence[int],
-        params: SamplingParams | None = None,
-        *,
-        request_id: str | None = None,
-        queue_timeout_s: float | None = None,
-        stream: bool = True,
-    ) -> RequestStream:
-        sink = Sink(asyncio.get_running_loop())
-        request_id = self.add(
-            prompt_token_ids, params, sink, request_id=request_id, queue_timeout_s=queue_timeout_s, stream=stream
-        )
-        return RequestStream(self, request_id, sink)
+    # ---- the API: `FrontEnd`'s `submit`, `stream` and `generate` (from a running event loop) over `_admit` ----
 
     def abort(self, request_id: str) -> None:
         """Abort a request, waiting or running (from any thread). Unknown ids are ignored."""
@@ -114,29 +100,16 @@ class Engine(FrontEnd):
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    # ---- the front end: every check a request gets, before the loop takes it ----
+    # ---- admission: after `FrontEnd.add` checked the prompt, before the loop takes the request ----
 
-    def add(
-        self,
-        prompt_token_ids: Sequence[int],
-        params: SamplingParams | None,
-        sink: Sink,
-        *,
-        request_id: str | None = None,
-        queue_timeout_s: float | None = None,
-        stream: bool = True,
-    ) -> str:
-        """Submit with a sink of the caller's own, from any thread: its `loop` gets this request's
-        events through `call_soon_threadsafe(deliver, batch)`. Returns the request id."""
-        params = params or SamplingParams()
-        prompt = validate_prompt(prompt_token_ids, params, self.model_config.vocab_size, self.model_config.n_ctx)
+    def _admit(self, request_id: str | None, message: Callable[[str], AddRequest], sink: Sink) -> str:
         with self._lock:
             if self._closing:
                 raise EngineClosed("the engine is shut down")
             waiting = self._loop.waiting_and_free()[0]  # not those about to take a free slot
             request_id = admitted_id(request_id, self._ids, self._active_ids, waiting, self.config.max_waiting)
             self._active_ids.add(request_id)
-            self._loop.add(request_id, prompt, params, queue_timeout_s=queue_timeout_s, stream=stream, sink=sink)
+            self._loop.add(message(request_id), sink)
         return request_id
 
     # ---- the loop thread's results ----

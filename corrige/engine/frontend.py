@@ -1,7 +1,7 @@
 """What the two engine front ends share: `Engine` (a loop thread in this process) and
-`EngineProcess` (the same engine in a child process) both build `stream` and `generate` on
-their own `submit`, keep their listeners in a `Listeners`, and hand events to event loops the
-same way."""
+`EngineProcess` (the same engine in a child process) check requests and build `submit`, `stream`
+and `generate` the same way (`FrontEnd`), each admitting into its own engine (`_admit`), keep
+their listeners in a `Listeners`, and hand events to event loops the same way."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Container, Iterator, Sequence
 
 from corrige.engine.errors import InvalidRequest, Overloaded
-from corrige.engine.request import RequestOutput, SamplingParams, TokenEvent
+from corrige.engine.messages import AddRequest
+from corrige.engine.request import RequestOutput, SamplingParams, TokenEvent, validate_prompt
 from corrige.engine.stats import StepStats
 from corrige.engine.stream import RequestStream, Sink, deliver, final_output
+from corrige.model.config import GPTConfig
 
 logger = logging.getLogger(__name__)
 
@@ -87,12 +89,15 @@ def hand_over(batches: dict[asyncio.AbstractEventLoop, list[tuple[Sink, TokenEve
 
 
 class FrontEnd(ABC):
-    """The asyncio API of an engine, over its `submit`."""
+    """The asyncio API of an engine: `add` checks a request's prompt and parameters, and the
+    engine's own `_admit` admits it and hands it on; `submit`, `stream` and `generate` are built on
+    `add`."""
+
+    model_config: GPTConfig  # the model's vocabulary and window, which every prompt is checked against
 
     def __init__(self) -> None:
         self._listeners = Listeners()
 
-    @abstractmethod
     def submit(
         self,
         prompt_token_ids: Sequence[int],
@@ -103,7 +108,39 @@ class FrontEnd(ABC):
         stream: bool = True,
     ) -> RequestStream:
         """Submit a request; with `stream=False` its stream yields no tokens, only the output.
-        Raises `InvalidRequest`, `Overloaded` or `EngineClosed` at once."""
+        Raises `InvalidRequest`, `Overloaded` or `EngineClosed` at once (`EngineProcess`: also
+        `EngineRestarting`, when its child died as the request was sent)."""
+        sink = Sink(asyncio.get_running_loop())
+        request_id = self.add(
+            prompt_token_ids, params, sink, request_id=request_id, queue_timeout_s=queue_timeout_s, stream=stream
+        )
+        return RequestStream(self, request_id, sink)
+
+    def add(
+        self,
+        prompt_token_ids: Sequence[int],
+        params: SamplingParams | None,
+        sink: Sink,
+        *,
+        request_id: str | None = None,
+        queue_timeout_s: float | None = None,
+        stream: bool = True,
+    ) -> str:
+        """Submit with a sink of the caller's own, from any thread: its `loop` gets this request's
+        events through `call_soon_threadsafe(deliver, batch)`. Returns the request id."""
+        params = params or SamplingParams()
+        prompt = validate_prompt(prompt_token_ids, params, self.model_config.vocab_size, self.model_config.n_ctx)
+
+        def message(assigned_id: str) -> AddRequest:
+            return AddRequest(assigned_id, prompt, params, queue_timeout_s, stream)
+
+        return self._admit(request_id, message, sink)
+
+    @abstractmethod
+    def _admit(self, request_id: str | None, message: Callable[[str], AddRequest], sink: Sink) -> str:
+        """Admit a checked request under the front end's lock (`admitted_id`: `Overloaded`, or
+        `InvalidRequest` for an id in flight; `EngineClosed` once closing), register `sink` for its
+        events and hand the engine `message(its id)`. Returns the id."""
 
     @abstractmethod
     def abort(self, request_id: str) -> None: ...

@@ -6,10 +6,11 @@ differs is where the results go, so the owner passes two callables: `publish`, c
 loop's thread once per iteration with all of that iteration's events and step stats, and
 `token_now`, called by a threads-policy worker for each token it streams.
 
-The loop trusts what it is handed. The front end in front of it (`Engine.add`, or
-`EngineProcess.submit` in the server's process) has checked each prompt against the model
-(`validate_prompt`), refused what `max_waiting` does not admit, and made request ids unique; the
-loop checks none of that again and refuses nothing. An abort for an id it does not hold (one
+The loop trusts what it is handed: an `AddRequest`, the message the engine child is sent too.
+The front end in front of it (`FrontEnd.add` and `_admit`: `Engine`'s, or `EngineProcess`'s in the
+server's process) has checked each prompt against the model (`validate_prompt`), refused what
+`max_waiting` does not admit, and made request ids unique; the loop checks none of that again and
+refuses nothing. An abort for an id it does not hold (one
 that finished meanwhile, or never came) changes nothing.
 """
 
@@ -26,7 +27,8 @@ from corrige.engine.config import EngineConfig, Policy
 from corrige.engine.core import Core, EngineCore, Event
 from corrige.engine.errors import EngineClosed, InternalError
 from corrige.engine.frontend import waiting_and_free
-from corrige.engine.request import Request, RequestOutput, SamplingParams, TokenEvent
+from corrige.engine.messages import AddRequest
+from corrige.engine.request import Request, RequestOutput, TokenEvent
 from corrige.engine.stats import EngineSnapshot, EngineTotals, StepStats
 from corrige.engine.threads import ThreadPoolCore
 from corrige.model.lookup import LookupDrafter
@@ -70,22 +72,22 @@ class CoreLoop:
 
     # ---- from any thread ----
 
-    def add(
-        self,
-        request_id: str,
-        prompt: list[int],
-        params: SamplingParams,
-        *,
-        queue_timeout_s: float | None = None,
-        stream: bool = True,
-        sink: object = None,
-    ) -> None:
-        """Queue a request for the next iteration, as handed (see the module's docstring).
-        `queue_timeout_s`: how long it may wait for a slot (None: the config's)."""
-        timeout = self.config.queue_timeout_s if queue_timeout_s is None else queue_timeout_s
+    def add(self, message: AddRequest, sink: object = None) -> None:
+        """Queue a request for the next iteration, as handed (see the module's docstring); its
+        `queue_timeout_s` is how long it may wait for a slot (None: the config's). `sink`: where
+        the owner's `publish` sends its events (none in the engine child: the pipe takes them)."""
+        timeout = self.config.queue_timeout_s if message.queue_timeout_s is None else message.queue_timeout_s
         now = self._clock()
         deadline = None if timeout is None or math.isinf(timeout) else now + timeout
-        request = Request(request_id, prompt, params, now, deadline=deadline, stream=stream, sink=sink)
+        request = Request(
+            message.request_id,
+            message.prompt_token_ids,
+            message.params,
+            now,
+            deadline=deadline,
+            stream=message.stream,
+            sink=sink,
+        )
         with self._cond:
             self._adds.append(request)
             self._cond.notify()

@@ -35,7 +35,7 @@ import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -56,10 +56,10 @@ from corrige.engine.messages import (
     UnknownMessage,
     expect,
 )
-from corrige.engine.request import RequestOutput, SamplingParams, TokenEvent, error_output, validate_prompt
+from corrige.engine.request import RequestOutput, TokenEvent, error_output
 from corrige.engine.restarts import RestartBudget, RestartPolicy
 from corrige.engine.stats import EngineSnapshot
-from corrige.engine.stream import RequestStream, Sink, deliver
+from corrige.engine.stream import Sink, deliver
 from corrige.model.config import GPTConfig
 
 logger = logging.getLogger(__name__)
@@ -113,20 +113,11 @@ class EngineProcess(FrontEnd):
         self._loop = loop
         self._attach(self._spawn())
 
-    # ---- the asyncio API (call from a running event loop) ----
+    # ---- the API: `FrontEnd`'s `submit`, `stream` and `generate` (from a running event loop) over `_admit` ----
 
-    def submit(
-        self,
-        prompt_token_ids: Sequence[int],
-        params: SamplingParams | None = None,
-        *,
-        request_id: str | None = None,
-        queue_timeout_s: float | None = None,
-        stream: bool = True,
-    ) -> RequestStream:
-        params = params or SamplingParams()
-        prompt = validate_prompt(prompt_token_ids, params, self.model_config.vocab_size, self.model_config.n_ctx)
-        sink = Sink(asyncio.get_running_loop())
+    def _admit(self, request_id: str | None, message: Callable[[str], AddRequest], sink: Sink) -> str:
+        """Requests wait here while a new child starts; one that cannot be sent (the child died meanwhile)
+        raises `EngineRestarting`."""
         with self._lock:
             if self._closing or (self._gone and not self._restarting):
                 raise EngineClosed("the engine is shut down")
@@ -135,15 +126,15 @@ class EngineProcess(FrontEnd):
             self._sinks[request_id] = sink
             self._sent += 1
             self._sent_since_snapshot += 1
-            message = AddRequest(request_id, prompt, params, queue_timeout_s, stream)
+            add = message(request_id)
             held = self._restarting
             if held:  # the new child takes it once it is ready
-                self._held.append((message, time.monotonic()))
-        if not held and not self._send(message):
+                self._held.append((add, time.monotonic()))
+        if not held and not self._send(add):
             with self._lock:
                 self._sinks.pop(request_id, None)
             raise EngineRestarting("the engine process died and is restarting; retry shortly")
-        return RequestStream(self, request_id, sink)
+        return request_id
 
     def abort(self, request_id: str) -> None:
         """Abort a request, waiting or running (from any thread). Unknown ids are ignored.
