@@ -1,8 +1,9 @@
-"""The bodies of the portal's form posts and JSON API, and the bounds of the ids in its paths."""
+"""The bodies of the portal's form posts and JSON API, the bounds of the ids in its paths, and the
+links between its operations."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import Path as PathParam
 from pydantic import BaseModel, ConfigDict, Field
@@ -14,6 +15,12 @@ MAX_ID = 2**63 - 1  # SQLite's largest integer: a larger id would overflow the q
 # every id in a path is bounded: out of range is a 422 (the API) or a page saying there is no such page
 ExamId = Annotated[int, PathParam(ge=1, le=MAX_ID, description="The exam's id.")]
 SubmissionId = Annotated[int, PathParam(ge=1, le=MAX_ID)]
+
+
+def response_links(**links: dict[str, Any]) -> dict[int | str, dict[str, Any]]:
+    """An operation's OpenAPI links (`responses=`): how a client, and schemathesis' stateful phase,
+    goes on from its 200 response to the operations named, with the ids that response carries."""
+    return {200: {"links": links}}
 
 
 class Strict(BaseModel):

@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
@@ -16,7 +14,7 @@ from corrige.portal.views import exam_view
 from corrige.server.deps import ServiceDep
 from corrige.server.errors import ApiError
 from corrige.server.routes.portal.answers import submit_answer
-from corrige.server.routes.portal.bodies import AnswerBody, ExamId
+from corrige.server.routes.portal.bodies import AnswerBody, ExamId, response_links
 from corrige.server.routes.portal.visit import (
     CsrfSession,
     PortalDep,
@@ -30,20 +28,15 @@ from corrige.server.routes.portal.visit import (
 
 router = APIRouter()
 
-# OpenAPI links: how a client (and schemathesis' stateful phase) goes from an exam to its state and
-# to answering its next question, with the ids the answers carry
-EXAM_LINKS: dict[int | str, dict[str, Any]] = {
-    200: {
-        "links": {
-            "ExamState": {"operationId": "portal_exam", "parameters": {"exam_id": "$response.body#/exam_id"}},
-            "AnswerNextQuestion": {
-                "operationId": "portal_exam_answer",
-                "parameters": {"exam_id": "$response.body#/exam_id"},
-                "requestBody": {"question_id": "$response.body#/next_question/question_id"},
-            },
-        }
-    }
-}
+# from an exam to its state and to answering its next question
+EXAM_LINKS = response_links(
+    ExamState={"operationId": "portal_exam", "parameters": {"exam_id": "$response.body#/exam_id"}},
+    AnswerNextQuestion={
+        "operationId": "portal_exam_answer",
+        "parameters": {"exam_id": "$response.body#/exam_id"},
+        "requestBody": {"question_id": "$response.body#/next_question/question_id"},
+    },
+)
 
 
 async def owned_exam(portal: Portal, learner: str, exam_id: int) -> Exam:

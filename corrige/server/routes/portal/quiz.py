@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
@@ -14,7 +13,7 @@ from corrige.portal.views import feedback_view, question_view
 from corrige.server.deps import ServiceDep, request_id_of
 from corrige.server.errors import ApiError
 from corrige.server.routes.portal.answers import question_card, question_of, submit_answer
-from corrige.server.routes.portal.bodies import AnswerBody, SubmissionId
+from corrige.server.routes.portal.bodies import AnswerBody, SubmissionId, response_links
 from corrige.server.routes.portal.visit import (
     CsrfSession,
     PortalDep,
@@ -29,18 +28,10 @@ from corrige.server.routes.portal.visit import (
 
 router = APIRouter()
 
-# OpenAPI links: how a client (and schemathesis' stateful phase) goes from a question to answering
-# it, with the id the question carries
-QUIZ_LINKS: dict[int | str, dict[str, Any]] = {
-    200: {
-        "links": {
-            "AnswerQuestion": {
-                "operationId": "portal_quiz_answer",
-                "requestBody": {"question_id": "$response.body#/question_id"},
-            }
-        }
-    }
-}
+# from a question to answering it
+QUIZ_LINKS = response_links(
+    AnswerQuestion={"operationId": "portal_quiz_answer", "requestBody": {"question_id": "$response.body#/question_id"}}
+)
 
 
 @router.get("/quiz", response_class=HTMLResponse, include_in_schema=False)
