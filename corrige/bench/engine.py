@@ -277,23 +277,36 @@ def cells_progress(console: Console) -> Progress:
     )
 
 
+@dataclass(frozen=True)
+class CellGrid:
+    """The cells of an in-process closed-loop benchmark (this one and `bench speculative`): every policy
+    at every client count, each cell `requests` measured requests (0: the benchmark's own count for its
+    clients) or `duration` seconds at most, over a workload drawn with `seed`."""
+
+    policies: tuple[str, ...]
+    clients: tuple[int, ...]
+    requests: int = 0
+    duration: float = 4.0
+    seed: int = 0
+
+    def within(self, known: tuple[str, ...]) -> bool:
+        """At least one policy, each of them `known`, and at least one client count, each positive."""
+        return bool(self.policies) and set(self.policies) <= set(known) and bool(self.clients) and min(self.clients) > 0
+
+
 def run_engine_bench(
     console: Console,
-    policies: list[str],
-    clients: list[int],
-    requests: int = 0,
-    duration: float = 4.0,
+    grid: CellGrid,
     model: Path | None = None,
     preset: str = "seed",
     threads: int = 4,
     blas_threads: int = 1,
-    seed: int = 0,
     output: Path | None = None,
 ) -> dict[str, Any]:
     """Run every (policy, clients) cell, print the table and targets, optionally write JSON."""
-    unknown = sorted(set(policies) - set(POLICIES))
-    if unknown or not policies or not clients or min(clients) < 1:
-        raise ValueError(f"policies must come from {POLICIES} and clients be positive; got {policies}, {clients}")
+    if not grid.within(POLICIES):
+        got = f"{list(grid.policies)}, {list(grid.clients)}"
+        raise ValueError(f"policies must come from {POLICIES} and clients be positive; got {got}")
     blas_limit = limit_blas_threads(blas_threads)
 
     from corrige.model.config import preset as preset_config
@@ -301,18 +314,18 @@ def run_engine_bench(
     from corrige.model.weights import load_model, random_params
 
     cfg, params = load_model(model) if model else (preset_config(preset), None)
-    weights = prepare(params if params is not None else random_params(cfg, seed=seed), cfg)
-    workload = make_workload(cfg.vocab_size, cfg.n_ctx, 4096, seed)
+    weights = prepare(params if params is not None else random_params(cfg, seed=grid.seed), cfg)
+    workload = make_workload(cfg.vocab_size, cfg.n_ctx, 4096, grid.seed)
     machine = machine_info(blas_limit)
     console.print(f"[bold]machine[/] {machine}", soft_wrap=True)
     cells: list[Cell] = []
     with cells_progress(console) as bar:
-        task = bar.add_task("engine", total=len(policies) * len(clients))
-        for n in clients:  # policies side by side at each load, so slow spells hit them alike
-            for policy in policies:
+        task = bar.add_task("engine", total=len(grid.policies) * len(grid.clients))
+        for n in grid.clients:  # policies side by side at each load, so slow spells hit them alike
+            for policy in grid.policies:
                 bar.update(task, description=f"{policy} x {n}")
-                cell_requests = requests or max(320, 16 * n)
-                cells.append(run_cell(weights, policy, n, workload, cell_requests, duration, threads))
+                cell_requests = grid.requests or max(320, 16 * n)
+                cells.append(run_cell(weights, policy, n, workload, cell_requests, grid.duration, threads))
                 bar.advance(task)
     wide = console if console.is_terminal else Console(file=console.file, width=120)  # a pipe gets 80 columns
     wide.print(_table(cells))
@@ -323,7 +336,12 @@ def run_engine_bench(
     result = {
         "machine": machine,
         "model": str(model) if model else f"random {preset}",
-        "settings": {"requests": requests, "duration_s": duration, "threads": threads, "blas_threads": blas_threads},
+        "settings": {
+            "requests": grid.requests,
+            "duration_s": grid.duration,
+            "threads": threads,
+            "blas_threads": blas_threads,
+        },
         "cells": [asdict(c) for c in cells],
         "targets": goals,
     }

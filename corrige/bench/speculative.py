@@ -19,7 +19,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from corrige.bench.engine import Cell, WorkItem, cells_progress, run_cell
+from corrige.bench.engine import Cell, CellGrid, WorkItem, cells_progress, run_cell
 from corrige.bench.machine import machine_info, write_json
 from corrige.model.blas import limit_blas_threads
 
@@ -99,20 +99,15 @@ def _table(rows: list[dict[str, Any]], k: int, budget: int) -> Table:
 
 def run_speculative_bench(
     console: Console,
-    policies: list[str],
-    clients: list[int],
+    grid: CellGrid,
     speculative_tokens: int = 8,
     budget: int = 32,
     rounds: int = 3,
-    requests: int = 0,
-    duration: float = 2.0,
     model: Path | None = None,
-    seed: int = 0,
     output: Path | None = None,
 ) -> dict[str, Any]:
     """Run every (clients, policy) pair `rounds` times with guessing off then on; print and return the summary."""
-    unknown = sorted(set(policies) - {"none", "static", "continuous"})
-    if unknown or not policies or not clients or min(clients) < 1 or rounds < 1 or speculative_tokens < 1:
+    if not grid.within(("none", "static", "continuous")) or rounds < 1 or speculative_tokens < 1:
         raise ValueError(
             "policies must come from none, static, continuous; clients, rounds and speculative tokens be positive"
         )
@@ -121,21 +116,20 @@ def run_speculative_bench(
     from corrige.tutor.agent import Tutor
 
     tutor = Tutor.load(model)
-    workload = tutor_workload(tutor, 4096, seed)
+    weights, drafter = tutor.weights, tutor.drafter
+    workload = tutor_workload(tutor, 4096, grid.seed)
     machine = machine_info(blas_limit)
     console.print(f"[bold]machine[/] {machine}", soft_wrap=True)
     cells: list[Cell] = []
     with cells_progress(console) as bar:
-        task = bar.add_task("speculative", total=len(clients) * len(policies) * rounds * 2)
-        for n in clients:
-            for policy in policies:
+        task = bar.add_task("speculative", total=len(grid.clients) * len(grid.policies) * rounds * 2)
+        for n in grid.clients:
+            runs = grid.requests or max(200, 8 * n)
+            for policy in grid.policies:
                 for _ in range(rounds):
                     for k in (0, speculative_tokens):
                         bar.update(task, description=f"{policy} x {n}, guesses {'on' if k else 'off'}")
-                        runs = requests or max(200, 8 * n)
-                        cells.append(
-                            run_cell(tutor.weights, policy, n, workload, runs, duration, 1, k, tutor.drafter, budget)
-                        )
+                        cells.append(run_cell(weights, policy, n, workload, runs, grid.duration, 1, k, drafter, budget))
                         bar.advance(task)
     rows = summarize(cells)
     wide = console if console.is_terminal else Console(file=console.file, width=150)
@@ -147,8 +141,8 @@ def run_speculative_bench(
             "speculative_tokens": speculative_tokens,
             "speculative_token_budget": budget,
             "rounds": rounds,
-            "requests": requests,
-            "duration_s": duration,
+            "requests": grid.requests,
+            "duration_s": grid.duration,
         },
         "summary": rows,
         "cells": [asdict(c) for c in cells],

@@ -60,19 +60,11 @@ def bench_engine(
     output: JsonOutput = None,
 ) -> None:
     """Serving policies under closed-loop load: requests/s, tokens/s, p50/p95 latency, batch size, overhead."""
-    from corrige.bench.engine import run_engine_bench
+    from corrige.bench.engine import CellGrid, run_engine_bench
 
+    grid = CellGrid(tuple(words(policies)), ints(clients), requests, duration)
     run_engine_bench(
-        console,
-        policies=words(policies),
-        clients=list(ints(clients)),
-        requests=requests,
-        duration=duration,
-        model=model,
-        preset=preset,
-        threads=threads,
-        blas_threads=blas_threads,
-        output=output,
+        console, grid, model=model, preset=preset, threads=threads, blas_threads=blas_threads, output=output
     )
 
 
@@ -89,20 +81,11 @@ def bench_speculative(
     output: JsonOutput = None,
 ) -> None:
     """Prompt-lookup speculative decoding off vs on, in process, on real corrections: req/s, p50, steps."""
+    from corrige.bench.engine import CellGrid
     from corrige.bench.speculative import run_speculative_bench
 
-    run_speculative_bench(
-        console,
-        policies=words(policies),
-        clients=list(ints(clients)),
-        speculative_tokens=tokens,
-        budget=budget,
-        rounds=rounds,
-        requests=requests,
-        duration=duration,
-        model=model,
-        output=output,
-    )
+    grid = CellGrid(tuple(words(policies)), ints(clients), requests, duration)
+    run_speculative_bench(console, grid, tokens, budget=budget, rounds=rounds, model=model, output=output)
 
 
 @bench_app.command("http")
