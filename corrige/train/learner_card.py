@@ -44,8 +44,8 @@ TARGETS: dict[str, list[tuple[str, str, Callable[[float], bool]]]] = {
 LIMITS = [
     "- Trained on CPU for a limited time: it knows common errors in common words best, and abstains "
     "when it is unsure rather than rewrite.",
-    "- It abstains when its gloss does not describe its edits, when it drops or invents a content word, "
-    "or writes a word it never saw in training.",
+    "- It abstains when it drops or invents a content word, or writes a word it never saw in training; "
+    "and when its gloss does not describe its edits, unless the tutor's own word-level rules can name them.",
 ]
 
 
@@ -65,7 +65,12 @@ def measure(tutor: Any, on_set: Callable[[str], None] | None = None) -> dict[str
     from corrige.evaluation.errant_scoring import ErrantScorer, read_parallel
 
     scorer = ErrantScorer()
-    results: dict[str, Any] = {"sets": {}, "targets": [], "min_token_prob": tutor.config.min_token_prob}
+    results: dict[str, Any] = {
+        "sets": {},
+        "targets": [],
+        "min_token_prob": tutor.config.min_token_prob,
+        "gloss_from_edits": tutor.config.gloss_from_edits,
+    }
     for name, path, half in SETS:
         if on_set:
             on_set(name)
@@ -139,6 +144,15 @@ def _run_settings(train: dict[str, Any]) -> str:
     )
 
 
+def _gloss_note(results: dict[str, Any]) -> str:
+    if not results.get("gloss_from_edits"):
+        return ""
+    return (
+        " Where the model's gloss does not describe its edits, the tutor writes the gloss from the edits' own"
+        " words (`corrige/tutor/edit_labels.py`) and leaves out an edit those words do not name."
+    )
+
+
 def _evaluation_section(results: dict[str, Any]) -> list[str]:
     """ERRANT's figures per learner set, and the targets."""
     lines = [
@@ -148,7 +162,7 @@ def _evaluation_section(results: dict[str, Any]) -> list[str]:
         f"Command: `{results.get('command', 'corrige eval --card')}`. Span-based correction scores with one "
         "reference (ERRANT 3, spaCy's small English pipeline); a false alarm is a correct sentence the tutor "
         "changed; abstentions and refusals leave the sentence unchanged. Abstention threshold: "
-        f"{results.get('min_token_prob')} (tuned on the tune half).",
+        f"{results.get('min_token_prob')} (tuned on the tune half).{_gloss_note(results)}",
         "",
         "| set | rows | P | R | F0.5 | false alarms | abstained | refused |",
         "|---|---|---|---|---|---|---|---|",

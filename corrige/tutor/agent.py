@@ -28,7 +28,7 @@ from corrige.model.numpy_gpt import KVCache, RuntimeWeights, prepare
 from corrige.model.weights import CONFIG_FILE, config_from_hf, load_model
 from corrige.tokenizer import BPETokenizer
 from corrige.tutor.answer_text import NO_ERRORS_GLOSS
-from corrige.tutor.consistency import gloss_disagreement, keep_explained
+from corrige.tutor.consistency import gloss_disagreement, gloss_from_words, keep_explained
 from corrige.tutor.drafting import AnswerDrafter
 from corrige.tutor.edits import Edit, diff_edits
 from corrige.tutor.plausibility import content_mismatch, load_known_words, unknown_words
@@ -49,6 +49,8 @@ class TutorConfig:
     max_rewrite_share: float = 0.5  # share of source words an answer may change before we distrust it
     batch_size: int = 32
     repair_gloss: bool = False  # keep only the edits the gloss explains, instead of abstaining
+    # when the gloss does not describe the edits, write it from the edits' own words (edit_labels)
+    gloss_from_edits: bool = False
 
 
 @dataclass(frozen=True)
@@ -181,6 +183,11 @@ class TutorFront:
         corrected = _drop_added_stop(corrected, added_stop)
         edits = diff_edits(original, corrected, gloss)
         disagreement = gloss_disagreement(original, corrected, gloss, edits)
+        if disagreement and self.config.gloss_from_edits:
+            named = gloss_from_words(original, edits, partial=True)
+            if named is not None:
+                corrected, gloss, edits = named
+                disagreement = None
         if disagreement and self.config.repair_gloss:
             kept = keep_explained(original, edits, gloss)
             if kept is not None:

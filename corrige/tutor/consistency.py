@@ -10,9 +10,11 @@ when this check finds a disagreement.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from corrige.tutor.answer_text import NO_ERRORS_GLOSS, GlossItem, render_gloss, split_gloss
 from corrige.tutor.categories import LABELS, OTHER, id_of
+from corrige.tutor.edit_labels import name_edit
 from corrige.tutor.edits import Edit, apply_edits, tokenize
 
 
@@ -67,3 +69,21 @@ def keep_explained(source: str, edits: Sequence[Edit], gloss: str) -> tuple[str,
         return None
     items = [GlossItem(LABELS[e.category], e.original, e.replacement) for e in kept]
     return apply_edits(source, kept), render_gloss(items), kept
+
+
+def gloss_from_words(source: str, edits: Sequence[Edit], partial: bool = False) -> tuple[str, str, list[Edit]] | None:
+    """The correction with a gloss written from the edits themselves (`edit_labels.name_edit`),
+    each item in the edit's own words. An edit that cannot be named makes it None, or with
+    ``partial`` is left out (the learner's words stay there); None when no edit is named."""
+    named = []
+    for edit in edits:
+        before = [t.text for t in tokenize(source[: edit.start]) if t.is_word][-1:]
+        category = name_edit(edit.original, edit.replacement, before[0] if before else "")
+        if category is None and not partial:
+            return None
+        if category is not None:
+            named.append(replace(edit, category=category))
+    if not named:
+        return None
+    items = [GlossItem(LABELS[e.category], e.original, e.replacement) for e in named]
+    return apply_edits(source, named), render_gloss(items), named

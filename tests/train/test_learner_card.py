@@ -60,6 +60,9 @@ def test_card_names_each_source_and_checks_each_target(model_dir):
     assert "| learner dev, test half (held out) | recall ≥ 0.2 | 0.100 | no |" in card
     assert "0.700 | 0.100 |" in card and "**9.50 ms**" in card and "Abstention threshold: 0.7" in card
     assert json.loads((model_dir / "eval.json").read_text())["min_token_prob"] == 0.7
+    assert "edit_labels.py" not in card  # the tutor writes no gloss of its own for this model
+    card = learner_card.write(model_dir, results | {"gloss_from_edits": True}).read_text()
+    assert "writes the gloss from the edits' own words (`corrige/tutor/edit_labels.py`)" in card
 
 
 def test_targets_are_judged_from_the_scores():

@@ -1,0 +1,119 @@
+"""Naming an edit from its own words, for answers whose gloss does not describe them."""
+
+import math
+
+import pytest
+
+from corrige.model import preset
+from corrige.model.numpy_gpt import prepare
+from corrige.model.weights import random_params
+from corrige.tokenizer import BPETokenizer
+from corrige.tutor.agent import Tutor, TutorConfig
+from corrige.tutor.consistency import gloss_disagreement, gloss_from_words
+from corrige.tutor.edit_labels import name_edit
+from corrige.tutor.edits import diff_edits
+
+
+@pytest.mark.parametrize(
+    "original, replacement, before, category",
+    [
+        ("speaked", "spoke", "guide", "past_irregular"),
+        ("buyed", "bought", "father", "past_irregular"),
+        ("wrote", "written", "had", "verb_form"),
+        ("should to live", "should live", "animals", "verb_form"),
+        ("let me to go", "let me go", "don't", "verb_form"),
+        ("suggested to go", "suggested going", "Carlos", "verb_form"),
+        ("lives", "has lived", "who", "present_perfect"),
+        ("go", "went", "Yesterday I", "verb_tense"),
+        ("know", "knows", "everybody", "agreement"),
+        ("reads", "read", "students", "agreement"),
+        ("has", "have", "students", "agreement"),
+        ("child", "children", "two", "noun_number"),
+        ("book", "books", "two", "noun_number"),
+        ("wich", "which", "food,", "spelling"),
+        ("dissapointed", "disappointed", "very", "spelling"),
+        ("english", "English", "speak", "capitalisation"),
+        ("monday", "Monday", "on", "capitalisation"),
+        ("a apple", "an apple", "eat", "a_an"),
+        ("the life", "life", "", "determiner"),
+        ("teacher", "a teacher", "am", "determiner"),
+        ("arrived to", "arrived at", "we", "preposition"),
+        ("to home", "home", "went", "preposition"),
+        ("depends of", "depends on", "future", "preposition"),
+        ("your", "you're", "", "word_confusion"),
+        ("then", "than", "nicer", "word_confusion"),
+        ("which", "who", "man", "pronoun"),
+        ("his", "her", "loves", "possessive_his_her"),
+        ("more safe", "safer", "is", "comparative"),
+        ("car red", "red car", "a", "word_order"),
+    ],
+)
+def test_an_edit_is_named_from_its_words(original, replacement, before, category):
+    assert name_edit(original, replacement, before) == category
+
+
+@pytest.mark.parametrize(
+    "original, replacement, before",
+    [
+        ("few", "many", "after"),  # a different word, not a form of the same one
+        ("economy", "Economy", "Spain's"),  # a common noun capitalised mid-sentence is no fix
+        ("on weekdays", "on a weekdays", "out"),  # "a" before a plural
+        ("eat fast", "eat fast food", "teenagers"),  # a content word added
+        ("teageners", "parrots", "of"),  # a non-word replaced by an unrelated word
+    ],
+)
+def test_an_edit_its_words_do_not_explain_is_not_named(original, replacement, before):
+    assert name_edit(original, replacement, before) is None
+
+
+def test_a_noun_or_verb_form_needs_the_word_before_to_decide():
+    assert name_edit("book", "books", "she") == "agreement"
+    assert name_edit("book", "books", "two") == "noun_number"
+    assert name_edit("book", "books", "") is None
+
+
+def test_a_gloss_written_from_the_edits_describes_them():
+    source, corrected = "Yesterday the guide speaked to we.", "Yesterday the guide spoke to us."
+    edits = diff_edits(source, corrected, "sin errores")
+    assert gloss_disagreement(source, corrected, "sin errores", edits) == "gloss_says_no_errors"
+    fixed, gloss, named = gloss_from_words(source, edits)
+    assert fixed == corrected
+    assert gloss == "pasado irregular: speaked → spoke; pronombre: we → us"
+    assert [e.category for e in named] == ["past_irregular", "pronoun"]
+    assert gloss_disagreement(source, fixed, gloss, named) is None
+
+
+def test_an_edit_that_cannot_be_named_is_dropped_or_blocks_the_answer():
+    source, corrected = (
+        "My parents don't let me to go out on weekdays.",
+        "My parents don't let me go out on a weekdays.",
+    )
+    edits = diff_edits(source, corrected, "artículo: a Paris → Paris")
+    assert gloss_from_words(source, edits) is None
+    fixed, gloss, named = gloss_from_words(source, edits, partial=True)
+    assert fixed == "My parents don't let me go out on weekdays."
+    assert gloss == "forma verbal: to go → go"
+    assert len(named) == 1
+
+
+def test_the_tutor_writes_the_gloss_itself_only_when_configured():
+    corpus = ["I have two children. / sin errores", "She go home. / tercera persona: go → goes"] * 30
+    cfg = preset("smoke")
+    tok = BPETokenizer.train(corpus, vocab_size=cfg.vocab_size)
+    cfg = cfg.with_(vocab_size=tok.vocab_size)
+    weights = prepare(random_params(cfg), cfg)
+    ids = tok.encode("I have two children. / sin errores") + [tok.special.eos]
+    logprobs = [math.log(0.99)] * len(ids)
+    strict = Tutor(weights, tok, TutorConfig(min_token_prob=0.5)).interpret("I have two child.", ids, logprobs)
+    assert strict.abstained and strict.abstain_reason == "gloss_says_no_errors"
+    named = Tutor(weights, tok, TutorConfig(min_token_prob=0.5, gloss_from_edits=True)).interpret(
+        "I have two child.", ids, logprobs
+    )
+    assert not named.abstained and named.corrected == "I have two children."
+    assert named.gloss == "número del sustantivo: child → children"
+    # an edit no rule names still leaves the sentence alone
+    ids = tok.encode("I have two parrots. / sin errores") + [tok.special.eos]
+    unnamed = Tutor(weights, tok, TutorConfig(min_token_prob=0.5, gloss_from_edits=True)).interpret(
+        "I have two child.", ids, [math.log(0.99)] * len(ids)
+    )
+    assert unnamed.abstained and unnamed.corrected == "I have two child."
