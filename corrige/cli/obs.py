@@ -172,11 +172,12 @@ def print_budget(report: BudgetReport) -> None:
     from corrige.obs.budget import BURN_LIMIT, MIN_SAMPLES
 
     wide = console.width >= 140  # the span names only fit a wide terminal
-    why = escape(report.why)  # it may name a [models.<name>] table: text, not markup
-    console.print(f"profile [bold]{report.profile}[/] for the {report.model or 'unnamed'} model: {why}")
+    budget = report.budget
+    why = escape(budget.why)  # it may name a [models.<name>] table: text, not markup
+    console.print(f"profile [bold]{budget.profile}[/] for the {budget.model or 'unnamed'} model: {why}")
     _print_instances(report.instances)
     table = Table(
-        title=f"Latency budget [bold]{report.profile}[/] over the last {report.traces} traces (ms)",
+        title=f"Latency budget [bold]{budget.profile}[/] over the last {report.traces} traces (ms)",
         caption=f"burn = mean / budget; * sustained: burn > {BURN_LIMIT}x over the window and most of its"
         f" sub-windows; grey: too few samples (under {MIN_SAMPLES}), not judged",
         box=box.SIMPLE_HEAD,

@@ -305,11 +305,7 @@ class Formula:
 
 @dataclass(frozen=True)
 class BudgetReport:
-    profile: str
-    description: str
-    source: str
-    model: str | None  # the model the profile was chosen for
-    why: str  # why this profile applies
+    budget: Budget  # the profile judged against: its name, file, the model it was chosen for and why
     traces: int
     stages: tuple[StageBudget, ...]  # the allocations in file order, then unbudgeted time if any
     total: StageBudget  # the whole request against the whole budget
@@ -326,12 +322,13 @@ class BudgetReport:
         return [s for s in (*self.stages, self.total) if s.verdict == "too_few"]
 
     def to_dict(self) -> dict:
+        budget = self.budget
         return {
-            "profile": self.profile,
-            "description": self.description,
-            "source": self.source,
-            "model": self.model,
-            "why": self.why,
+            "profile": budget.profile,
+            "description": budget.description,
+            "source": budget.source,
+            "model": budget.model,
+            "why": budget.why,
             "traces": self.traces,
             "burn_statistic": "mean",
             "burn_limit": BURN_LIMIT,
@@ -426,11 +423,7 @@ def budget_report(table: TraceTable, budget: Budget) -> BudgetReport:
                 "stage %r burns %.2fx its %.3g ms over the window", stage.name, stage.burn, stage.allocation_ms
             )
     return BudgetReport(
-        profile=budget.profile,
-        description=budget.description,
-        source=budget.source,
-        model=budget.model,
-        why=budget.why,
+        budget=budget,
         traces=len(table),
         stages=tuple(stages),
         total=total,
