@@ -12,20 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal
 
-
-class EditLike(Protocol):
-    """An edit as the highlighter reads it (`corrige.tutor.edits.Edit`, a response's edit)."""
-
-    @property
-    def start(self) -> int: ...
-    @property
-    def end(self) -> int: ...
-    @property
-    def original(self) -> str: ...
-    @property
-    def replacement(self) -> str: ...
+if TYPE_CHECKING:
+    from corrige.tutor.edits import Edit
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +25,7 @@ class Segment:
     category: str | None = None
 
 
-def segments(sentence: str, edits: Iterable[EditLike]) -> list[Segment]:
+def segments(sentence: str, edits: Iterable[Edit]) -> list[Segment]:
     """Runs of `sentence` with each edit shown as its removed text, then its added text."""
     out: list[Segment] = []
     pos = 0
@@ -44,11 +34,10 @@ def segments(sentence: str, edits: Iterable[EditLike]) -> list[Segment]:
             continue
         if edit.start > pos:
             out.append(Segment("same", sentence[pos : edit.start]))
-        category = getattr(edit, "category", None)
         if edit.original:
-            out.append(Segment("del", edit.original, category))
+            out.append(Segment("del", edit.original, edit.category))
         if edit.replacement:
-            out.append(Segment("ins", edit.replacement, category))
+            out.append(Segment("ins", edit.replacement, edit.category))
         pos = edit.end
     if pos < len(sentence):
         out.append(Segment("same", sentence[pos:]))
