@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from corrige.train.card import card_text, configuration_section, read_json, runs_lines, write_card_files
+from corrige.train.card import card_text, configuration_section, heading, read_json, runs_lines, write_card_files
 
 CORPUS_FILE = "corpus.json"
 TUTOR_DIR = Path(__file__).resolve().parent.parent / "tutor"
@@ -70,6 +70,7 @@ def measure(tutor: Any, on_set: Callable[[str], None] | None = None) -> dict[str
         "targets": [],
         "min_token_prob": tutor.config.min_token_prob,
         "gloss_from_edits": tutor.config.gloss_from_edits,
+        "spelling": tutor.config.spelling,
     }
     for name, path, half in SETS:
         if on_set:
@@ -111,7 +112,7 @@ def render(model_dir: Path, results: dict[str, Any]) -> str:
 def _data_section(meta: dict[str, Any], corpus: dict[str, Any]) -> list[str]:
     """The corpus the sentences came from, how the errors were injected, and the training run."""
     train = meta.get("train", {})
-    lines = ["", "## Training data", ""]
+    lines = heading("Training data")
     if corpus:
         lines += [
             f"Real English sentences, {corpus.get('kept', 0):,} after cleaning and deduplication "
@@ -145,20 +146,25 @@ def _run_settings(train: dict[str, Any]) -> str:
 
 
 def _gloss_note(results: dict[str, Any]) -> str:
-    if not results.get("gloss_from_edits"):
-        return ""
-    return (
-        " Where the model's gloss does not describe its edits, the tutor writes the gloss from the edits' own"
-        " words (`corrige/tutor/edit_labels.py`) and leaves out an edit those words do not name."
-    )
+    """What the tutor adds to the model's answers for these figures (its `tutor.json`)."""
+    note = ""
+    if results.get("gloss_from_edits"):
+        note += (
+            " Where the model's gloss does not describe its edits, the tutor writes the gloss from the edits' own"
+            " words (`corrige/tutor/edit_labels.py`) and leaves out an edit those words do not name."
+        )
+    if results.get("spelling"):
+        note += (
+            " Non-words the answer leaves are fixed from the training vocabulary's counts"
+            " (`corrige/tutor/spelling.py`)."
+        )
+    return note
 
 
 def _evaluation_section(results: dict[str, Any]) -> list[str]:
     """ERRANT's figures per learner set, and the targets."""
     lines = [
-        "",
-        "## Evaluation (ERRANT)",
-        "",
+        *heading("Evaluation (ERRANT)"),
         f"Command: `{results.get('command', 'corrige eval --card')}`. Span-based correction scores with one "
         "reference (ERRANT 3, spaCy's small English pipeline); a false alarm is a correct sentence the tutor "
         "changed; abstentions and refusals leave the sentence unchanged. Abstention threshold: "
