@@ -52,7 +52,6 @@ _OBJECTS = {
 }
 _DURATION = words("year month week day hour minute moment while age time")
 _QUANTITY = words("a an few several many some")
-_GO_HOME = words("go come get walk drive run hurry arrive")
 # fixed phrases whose preposition no governor chooses (at last, at least, at all, at once)
 _FIXED = words("last least all once first length times present hand")
 # verb -> the preposition Spanish puts before its object (visitar a, casarse con, carecer de)
@@ -60,6 +59,8 @@ _ADDED = pairs(
     "visit>to phone>to telephone>to marry>with contact>with resemble>to approach>to lack>of ask>to help>to "
     "meet>to know>to tell>to answer>to"
 )
+# verbs of going before "home", which takes no preposition (ir a casa: went home -> went to home)
+_GO_HOME = words("go come get walk drive run hurry arrive")
 _PERSON_PRONOUNS = words("me him her us them")
 _NON_PERSON = words("answer")  # answer to him is correct English (be accountable to him)
 _CLOCK = re.compile(r"\d{1,2}[.:]\d\d")
