@@ -15,16 +15,7 @@ from corrige.server.deps import ServiceDep
 from corrige.server.errors import ApiError
 from corrige.server.routes.portal.answers import submit_answer
 from corrige.server.routes.portal.bodies import AnswerBody, ExamId, response_links
-from corrige.server.routes.portal.visit import (
-    CsrfSession,
-    PortalDep,
-    Visit,
-    error_page,
-    form_error,
-    form_fields,
-    parse,
-    text_of,
-)
+from corrige.server.routes.portal.visit import CsrfSession, PortalDep, Visit, parse, text_of
 
 router = APIRouter()
 
@@ -77,10 +68,10 @@ async def exam_page(request: Request, portal: PortalDep) -> Response:
 async def exam_start_form(request: Request, portal: PortalDep) -> Response:
     visit = Visit(request, portal)
     try:
-        await form_fields(request, visit)
+        await visit.form_fields()
         exam = await start_exam(portal, visit.session.learner)
     except ApiError as exc:
-        return form_error(visit, exc)
+        return visit.form_error(exc)
     return visit.redirect(f"/exam/{exam.id}")
 
 
@@ -90,7 +81,7 @@ async def exam_state_page(request: Request, portal: PortalDep, exam_id: ExamId, 
     try:
         state = await exam_state(portal, visit.session.learner, exam_id, visit.t)
     except ApiError as exc:
-        return error_page(visit, exc)
+        return visit.error_page(exc)
     name = "exam_result.html" if state["finished"] else "exam.html"
     return visit.page(name, active="exam", exam=state, saved=bool(saved))
 
@@ -100,13 +91,13 @@ async def exam_answer_form(request: Request, portal: PortalDep, service: Service
     visit = Visit(request, portal)
     learner = visit.session.learner
     try:
-        fields = await form_fields(request, visit)
+        fields = await visit.form_fields()
         body = parse(AnswerBody, fields)
         in_exam(await owned_exam(portal, learner, exam_id), body)
         await submit_answer(portal, service, request, learner, body, exam_id)
     except ApiError as exc:
         if exc.code != "already_answered":  # a reloaded form: the answer is in, show where the exam stands
-            return form_error(visit, exc)
+            return visit.form_error(exc)
     return visit.redirect(f"/exam/{exam_id}?saved=1")
 
 

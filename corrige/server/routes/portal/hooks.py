@@ -12,7 +12,7 @@ from starlette.types import Scope
 
 from corrige.portal.state import Portal
 from corrige.server.errors import ApiError
-from corrige.server.routes.portal.visit import Visit, error_page
+from corrige.server.routes.portal.visit import Visit
 
 FORM_PATHS = ("/", "/quiz", "/exam", "/exam/")  # form posts the FormPostMiddleware turns into JSON
 API_PREFIX = "/portal/api/"
@@ -64,4 +64,4 @@ def page_for_error(scope: Scope, error: ApiError) -> Response | None:
         return None
     if error.code == "validation_error":  # a page's only validated parameters are ids in its path
         error = ApiError(404, "not_found", error.message)
-    return error_page(Visit(Request(scope), portal), error)
+    return Visit(Request(scope), portal).error_page(error)

@@ -14,17 +14,7 @@ from corrige.server.deps import ServiceDep, request_id_of
 from corrige.server.errors import ApiError
 from corrige.server.routes.portal.answers import question_card, question_of, submit_answer
 from corrige.server.routes.portal.bodies import AnswerBody, SubmissionId, response_links
-from corrige.server.routes.portal.visit import (
-    CsrfSession,
-    PortalDep,
-    Visit,
-    error_page,
-    form_error,
-    form_fields,
-    parse,
-    render,
-    text_of,
-)
+from corrige.server.routes.portal.visit import CsrfSession, PortalDep, Visit, parse, render, text_of
 
 router = APIRouter()
 
@@ -46,10 +36,10 @@ async def quiz_page(request: Request, portal: PortalDep, q: str | None = None) -
 async def quiz_form(request: Request, portal: PortalDep, service: ServiceDep) -> Response:
     visit = Visit(request, portal)
     try:
-        fields = await form_fields(request, visit)
+        fields = await visit.form_fields()
         saved, _, _ = await submit_answer(portal, service, request, visit.session.learner, parse(AnswerBody, fields))
     except ApiError as exc:
-        return form_error(visit, exc)
+        return visit.form_error(exc)
     return visit.redirect(f"/quiz/answers/{saved.id}")
 
 
@@ -60,7 +50,7 @@ async def quiz_feedback_page(
     visit = Visit(request, portal)
     sub = await portal.db(portal.store.submission, submission_id)
     if sub is None or sub.learner != visit.session.learner:
-        return error_page(visit, ApiError(404, "not_found", f"no answer {submission_id} for this learner"))
+        return visit.error_page(ApiError(404, "not_found", f"no answer {submission_id} for this learner"))
     question = (await portal.bank()).get(sub.question_id)
     card = await question_card(portal, service, question) if question else None
     return visit.page("quiz_feedback.html", active="quiz", feedback=feedback_view(sub, question, card, visit.t))

@@ -18,18 +18,7 @@ from corrige.server.guards import check_text
 from corrige.server.languagetool import message_of, utf16
 from corrige.server.pipeline import Options
 from corrige.server.routes.portal.bodies import SentenceBody, TextBody, TextForm
-from corrige.server.routes.portal.visit import (
-    FAVICON,
-    CsrfSession,
-    PortalDep,
-    Visit,
-    form_error,
-    form_fields,
-    parse,
-    render,
-    rules_of,
-    text_of,
-)
+from corrige.server.routes.portal.visit import FAVICON, CsrfSession, PortalDep, Visit, parse, render, rules_of, text_of
 from corrige.server.schemas import TextCorrectResponse
 from corrige.server.service import CorrectionService
 from corrige.server.text_service import correct_text
@@ -89,9 +78,9 @@ async def tutor_page(request: Request, portal: PortalDep) -> Response:
 async def tutor_form(request: Request, portal: PortalDep, service: ServiceDep) -> Response:
     visit = Visit(request, portal)
     try:
-        fields = await form_fields(request, visit)
+        fields = await visit.form_fields()
     except ApiError as exc:
-        return form_error(visit, exc)
+        return visit.form_error(exc)
     if "sentence" in fields:  # the one-sentence form
         sentence = fields["sentence"] if isinstance(fields["sentence"], str) else ""
         try:

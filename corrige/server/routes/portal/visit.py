@@ -75,7 +75,8 @@ PortalDep = Annotated[Portal, Depends(get_portal)]
 
 
 class Visit:
-    """One request's learner: the session (new if the cookie was missing or bad), and the language."""
+    """One request's learner: the session (new if the cookie was missing or bad), and the language;
+    the pages it is answered with, and the fields of its form post."""
 
     def __init__(self, request: Request, portal: Portal) -> None:
         self.request = request
@@ -119,6 +120,38 @@ class Visit:
         response.headers["Cache-Control"] = "no-store"  # pages carry the learner's token and answers
         return response
 
+    def error_page(self, error: ApiError) -> HTMLResponse:
+        """The learner's error page: the code's message in the page's language (`Text.error`), never
+        the API's wording; the code and request id are in the markup only."""
+        message = self.t.error(error.code, error.status)
+        response = self.page(
+            "error.html", error.status, error=error, message=message, request_id=request_id_of(self.request)
+        )
+        response.headers.update(error.headers)
+        return response
+
+    def form_error(self, error: ApiError) -> HTMLResponse:
+        """A failed form post: an HTML page for a browser's form; a JSON body sent to a form path is an
+        API-style request and gets the error model."""
+        if not is_form(self.request):
+            raise error
+        return self.error_page(error)
+
+    async def form_fields(self) -> dict[str, Any]:
+        """The fields of a form post (or of a JSON body sent to a form path), once its CSRF token checks out."""
+        request = self.request
+        try:
+            data = await request.json()
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            raise ApiError(422, "validation_error", "body: expected form fields")
+        token = data.pop("csrf_token", None) or request.headers.get(CSRF_HEADER)
+        found = self.portal.codec.loads(request.cookies.get(self.portal.cookie_name))
+        if not csrf_ok(found, token if isinstance(token, str) else None):
+            raise csrf_failed()
+        return data
+
 
 def is_form(request: Request) -> bool:
     return bool(getattr(request.state, "portal_form", False))
@@ -142,40 +175,6 @@ async def api_session(request: Request, portal: PortalDep) -> Session:
 
 
 CsrfSession = Annotated[Session, Depends(api_session)]
-
-
-def form_error(visit: Visit, error: ApiError) -> HTMLResponse:
-    """A failed form post: an HTML page for a browser's form; a JSON body sent to a form path is an
-    API-style request and gets the error model."""
-    if not is_form(visit.request):
-        raise error
-    return error_page(visit, error)
-
-
-def error_page(visit: Visit, error: ApiError) -> HTMLResponse:
-    """The learner's error page: the code's message in the page's language (`Text.error`), never
-    the API's wording; the code and request id are in the markup only."""
-    message = visit.t.error(error.code, error.status)
-    response = visit.page(
-        "error.html", error.status, error=error, message=message, request_id=request_id_of(visit.request)
-    )
-    response.headers.update(error.headers)
-    return response
-
-
-async def form_fields(request: Request, visit: Visit) -> dict[str, Any]:
-    """The fields of a form post (or of a JSON body sent to a form path), once its CSRF token checks out."""
-    try:
-        data = await request.json()
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        raise ApiError(422, "validation_error", "body: expected form fields")
-    token = data.pop("csrf_token", None) or request.headers.get(CSRF_HEADER)
-    found = visit.portal.codec.loads(request.cookies.get(visit.portal.cookie_name))
-    if not csrf_ok(found, token if isinstance(token, str) else None):
-        raise csrf_failed()
-    return data
 
 
 def parse(model: type[BaseModel], data: dict[str, Any]) -> Any:
