@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -157,3 +158,32 @@ def corpus_pairs(
         "(correct sentences)", "sin errores", f"{n_correct:,}", f"{n_correct / max(n_pairs, 1):.1%} of pairs", ""
     )
     console.print(table)
+
+
+@corpus_app.command("words")
+def corpus_words(
+    pairs: Annotated[Path, typer.Argument(help="Pairs TSV the model trained on (source, corrected, ...).")],
+    model: Annotated[Path, typer.Option("--model", help="Model directory whose words.txt to write.")],
+) -> None:
+    """Count the words of the corrected sentences into MODEL/words.txt (known words and spelling counts).
+
+    `corrige train` writes this file itself; this rewrites it for a model trained before the counts
+    were kept, from the pairs file of its last run.
+    """
+    from corrige.tutor.plausibility import write_known_words
+
+    if not pairs.is_file() or not model.is_dir():
+        raise typer.BadParameter(f"not found: {pairs if not pairs.is_file() else model}")
+
+    def corrected() -> Iterator[str]:
+        with pairs.open(encoding="utf-8") as f:
+            next(f, None)  # the header
+            for line in f:
+                fields = line.rstrip("\n").split("\t")
+                if len(fields) > 1:
+                    yield fields[1]
+
+    with console.status("counting words"):
+        path = write_known_words(model, corrected())
+    with path.open(encoding="utf-8") as f:
+        console.print(f"wrote {path}: {sum(1 for _ in f):,} words")

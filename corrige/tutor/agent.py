@@ -19,7 +19,7 @@ import json
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from corrige.model.config import GPTConfig
@@ -27,11 +27,13 @@ from corrige.model.generate import greedy_generate_scored, lookup_greedy_generat
 from corrige.model.numpy_gpt import KVCache, RuntimeWeights, prepare
 from corrige.model.weights import CONFIG_FILE, config_from_hf, load_model
 from corrige.tokenizer import BPETokenizer
-from corrige.tutor.answer_text import NO_ERRORS_GLOSS
+from corrige.tutor.answer_text import NO_ERRORS_GLOSS, GlossItem, render_gloss
+from corrige.tutor.categories import LABELS, OTHER, label_of
 from corrige.tutor.consistency import gloss_disagreement, gloss_from_words, keep_explained
 from corrige.tutor.drafting import AnswerDrafter
 from corrige.tutor.edits import Edit, diff_edits
-from corrige.tutor.plausibility import content_mismatch, load_known_words, unknown_words
+from corrige.tutor.plausibility import content_mismatch, load_known_words, load_word_counts, unknown_words
+from corrige.tutor.spelling import Speller
 from corrige.tutor.token_codec import AnswerStream, PromptTooLong, check_fits, encode_prompt, split_answer
 
 # The seed-sized model (0.51M parameters, 64-token window, like the seeds' ~500k tutor): it meets every
@@ -51,6 +53,7 @@ class TutorConfig:
     repair_gloss: bool = False  # keep only the edits the gloss explains, instead of abstaining
     # when the gloss does not describe the edits, write it from the edits' own words (edit_labels)
     gloss_from_edits: bool = False
+    spelling: bool = False  # fix non-words from the model's word counts (spelling.py) on top of its answer
 
 
 @dataclass(frozen=True)
@@ -106,11 +109,13 @@ class TutorFront:
         tokenizer: BPETokenizer,
         config: TutorConfig | None = None,
         known_words: frozenset[str] | None = None,
+        speller: Speller | None = None,
     ) -> None:
         self.cfg = cfg
         self.tokenizer = tokenizer
         self.config = config or TutorConfig()
         self.known_words = known_words  # words seen in training; None skips the unknown-word check
+        self.speller = speller
 
     @classmethod
     def load(cls, model_dir: str | Path | None = None, config: TutorConfig | None = None) -> TutorFront:
@@ -119,7 +124,8 @@ class TutorFront:
         cfg = config_from_hf(json.loads((directory / CONFIG_FILE).read_text(encoding="utf-8")))
         if config is None:
             config = tuned_config(directory)
-        return TutorFront(cfg, BPETokenizer.load(directory), config, load_known_words(directory))
+        known = load_known_words(directory)
+        return TutorFront(cfg, BPETokenizer.load(directory), config, known, load_speller(directory, config, known))
 
     @property
     def n_ctx(self) -> int:
@@ -155,7 +161,34 @@ class TutorFront:
     def interpret(
         self, sentence: str, token_ids: Sequence[int], logprobs: Sequence[float], prompt_tokens: int = 0
     ) -> Correction:
-        """Turn the generated tokens into a `Correction`, abstaining when the output is not trustworthy."""
+        """Turn the generated tokens into a `Correction`, abstaining when the output is not trustworthy;
+        with a speller, non-words the answer left are fixed on top of it."""
+        correction = self._read_answer(sentence, token_ids, logprobs, prompt_tokens)
+        return self._add_spelling(correction) if self.speller is not None else correction
+
+    def _add_spelling(self, c: Correction) -> Correction:
+        """`c` with the speller's fixes of the non-words in its corrected sentence, each explained
+        ("ortografía: wich → which"). An abstention (the model's answer not trusted) gets the
+        spelling fixes of the learner's own sentence, which do not depend on that answer."""
+        assert self.speller is not None
+        fixes = self.speller.fixes(c.corrected)
+        if not fixes:
+            return c
+        corrected = c.corrected
+        for fix in reversed(fixes):
+            corrected = corrected[: fix.start] + fix.replacement + corrected[fix.end :]
+        label = label_of("spelling")
+        kept = [] if c.abstained else [GlossItem(LABELS[e.category], e.original, e.replacement) for e in c.edits]
+        items = kept + [GlossItem(label, fix.original, fix.replacement) for fix in fixes]
+        edits = diff_edits(c.sentence, corrected, render_gloss(items))
+        if any(e.category == OTHER for e in edits):
+            return c  # the two sets of edits could not be told apart: keep the model's answer
+        gloss = render_gloss([GlossItem(LABELS[e.category], e.original, e.replacement) for e in edits])
+        return replace(c, corrected=corrected, gloss=gloss, edits=edits, abstained=False, abstain_reason=None)
+
+    def _read_answer(
+        self, sentence: str, token_ids: Sequence[int], logprobs: Sequence[float], prompt_tokens: int
+    ) -> Correction:
         source, added_stop = normalize_sentence(sentence)
         tok = self.tokenizer
         finished = bool(token_ids) and token_ids[-1] == tok.special.eos
@@ -219,8 +252,9 @@ class Tutor(TutorFront):
         tokenizer: BPETokenizer,
         config: TutorConfig | None = None,
         known_words: frozenset[str] | None = None,
+        speller: Speller | None = None,
     ) -> None:
-        super().__init__(weights.cfg, tokenizer, config, known_words)
+        super().__init__(weights.cfg, tokenizer, config, known_words, speller)
         self.weights = weights
         # guesses the answer for speculative decoding, here and in the server's engine
         self.drafter = AnswerDrafter(tokenizer)
@@ -233,7 +267,9 @@ class Tutor(TutorFront):
         cfg, params = load_model(directory)
         if config is None:
             config = tuned_config(directory)
-        return cls(prepare(params, cfg), BPETokenizer.load(directory), config, load_known_words(directory))
+        known = load_known_words(directory)
+        speller = load_speller(directory, config, known)
+        return cls(prepare(params, cfg), BPETokenizer.load(directory), config, known, speller)
 
     def correct(self, sentence: str) -> Correction:
         return self.correct_many([sentence])[0]
@@ -275,6 +311,16 @@ def tuned_config(model_dir: Path) -> TutorConfig:
     if unknown:
         raise ValueError(f"{path}: unknown settings {unknown}; known: {sorted(known)}")
     return TutorConfig(**fields)
+
+
+def load_speller(model_dir: Path, config: TutorConfig, known: frozenset[str] | None) -> Speller | None:
+    """The speller over a model directory's word counts, when its config asks for one."""
+    if not config.spelling:
+        return None
+    counts = load_word_counts(model_dir)
+    if not counts:
+        raise ValueError(f"{model_dir}: tutor.json asks for spelling, but {model_dir}/words.txt has no word counts")
+    return Speller(counts, known)
 
 
 def engine_parts(model_dir: str | Path | None = None) -> tuple[RuntimeWeights, AnswerDrafter]:

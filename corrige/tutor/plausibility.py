@@ -84,15 +84,29 @@ def load_known_words(model_dir: Path) -> frozenset[str] | None:
     path = model_dir / WORDS_FILE
     if not path.is_file():
         return None
-    seen = {line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
+    seen = {line.split("\t")[0].strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
     # carried / carries → carry, so that every regular form of a seen verb or noun counts as seen
     seen |= {w[:-3] + "y" for w in seen if w.endswith(("ied", "ies"))}
     return frozenset(form for w in seen for form in inflections(w))
 
 
-def write_known_words(model_dir: Path, texts: Iterable[str]) -> Path:
-    """The vocabulary the model saw in training, one lower-cased word per line."""
-    vocab = sorted({w for t in texts for w in words(t)})
+def load_word_counts(model_dir: Path) -> dict[str, int]:
+    """How often each word occurs in the training sentences (empty for a list without counts)."""
     path = model_dir / WORDS_FILE
-    path.write_text("\n".join(vocab) + "\n", encoding="utf-8")
+    counts: dict[str, int] = {}
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            word, _, count = line.partition("\t")
+            if count.strip().isdigit():
+                counts[word.strip()] = int(count)
+    return counts
+
+
+def write_known_words(model_dir: Path, texts: Iterable[str]) -> Path:
+    """The vocabulary the model saw in training: a lower-cased word and its count per line, most
+    frequent first (the counts rank spelling suggestions)."""
+    counts = Counter(w for t in texts for w in words(t))
+    path = model_dir / WORDS_FILE
+    lines = [f"{w}\t{n}" for w, n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path

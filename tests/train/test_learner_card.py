@@ -63,6 +63,9 @@ def test_card_names_each_source_and_checks_each_target(model_dir):
     assert "edit_labels.py" not in card  # the tutor writes no gloss of its own for this model
     card = learner_card.write(model_dir, results | {"gloss_from_edits": True}).read_text()
     assert "writes the gloss from the edits' own words (`corrige/tutor/edit_labels.py`)" in card
+    assert "spelling.py" not in card
+    card = learner_card.write(model_dir, results | {"spelling": True}).read_text()
+    assert "Non-words the answer leaves are fixed" in card and "edit_labels.py" not in card
 
 
 def test_targets_are_judged_from_the_scores():

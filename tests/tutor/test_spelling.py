@@ -1,0 +1,122 @@
+"""Non-word spelling fixes on top of the model's answer."""
+
+import math
+
+import pytest
+
+from corrige.model import preset
+from corrige.model.numpy_gpt import prepare
+from corrige.model.weights import random_params
+from corrige.tokenizer import BPETokenizer
+from corrige.tutor.agent import Tutor, TutorConfig, load_speller
+from corrige.tutor.plausibility import load_known_words, load_word_counts, write_known_words
+from corrige.tutor.spelling import Speller, edit_distance
+
+COUNTS = {
+    "which": 500,
+    "witch": 20,
+    "environment": 80,
+    "really": 300,
+    "real": 200,
+    "rely": 12,
+    "cat": 50,
+    "cut": 45,
+    "the": 1000,
+    "we": 900,
+    "have": 800,
+    "to": 900,
+    "take": 100,
+    "care": 60,
+    "of": 900,
+    "food": 70,
+}
+
+
+@pytest.fixture(scope="module")
+def speller() -> Speller:
+    return Speller(COUNTS)
+
+
+@pytest.mark.parametrize(
+    "a, b, distance",
+    [
+        ("wich", "which", 1),
+        ("realy", "really", 1),
+        ("teh", "the", 1),
+        ("enviroment", "environment", 1),
+        ("ab", "ba", 1),
+    ],
+)
+def test_edit_distance_counts_a_swap_of_neighbours_as_one(a, b, distance):
+    assert edit_distance(a, b) == distance
+    assert edit_distance(a, a) == 0
+
+
+def test_a_non_word_gets_the_closest_then_most_frequent_known_word(speller):
+    assert speller.suggest("wich") == "which"  # which (500) over witch (20)
+    assert speller.suggest("enviromment") == "environment"  # two edits, a long word
+    assert speller.suggest("realy") == "really"
+
+
+@pytest.mark.parametrize(
+    "word, why",
+    [
+        ("which", "a known word"),
+        ("running", "lemminflect knows it"),
+        ("cst", "cat and cut are about as frequent"),
+        ("ab", "too short"),
+        ("whcih2", "not letters only"),
+        ("xyzzyq", "nothing close"),
+        ("wihc", "one edit is all a short word may take (which is two away)"),
+    ],
+)
+def test_no_suggestion_where_a_guess_would_be_unsafe(speller, word, why):
+    assert speller.suggest(word) is None, why
+
+
+def test_fixes_skip_capitalised_words_and_give_offsets(speller):
+    sentence = "Wich food, Carlos, wich is realy good in Valencia."
+    fixes = speller.fixes(sentence)
+    assert [(f.original, f.replacement) for f in fixes] == [("wich", "which"), ("realy", "really")]
+    assert all(sentence[f.start : f.end] == f.original for f in fixes)
+
+
+def test_word_counts_round_trip_and_keep_the_known_words(tmp_path):
+    write_known_words(tmp_path, ["The cat saw the dog.", "the end"])
+    assert (tmp_path / "words.txt").read_text().splitlines()[0] == "the\t3"
+    assert load_word_counts(tmp_path) == {"the": 3, "cat": 1, "saw": 1, "dog": 1, "end": 1}
+    assert {"cat", "cats", "saw", "dog"} <= load_known_words(tmp_path)
+    (tmp_path / "words.txt").write_text("cat\ndog\n")  # a list written before counts were kept
+    assert load_word_counts(tmp_path) == {} and "dog" in load_known_words(tmp_path)
+    assert load_speller(tmp_path, TutorConfig(), None) is None
+    with pytest.raises(ValueError, match="no word counts"):
+        load_speller(tmp_path, TutorConfig(spelling=True), None)
+
+
+@pytest.fixture(scope="module")
+def tutor() -> Tutor:
+    corpus = ["We have to take care of the enviroment. / sin errores", "She go home. / tercera persona: go → goes"]
+    cfg = preset("smoke")
+    tok = BPETokenizer.train(corpus * 30, vocab_size=cfg.vocab_size)
+    cfg = cfg.with_(vocab_size=tok.vocab_size)
+    return Tutor(prepare(random_params(cfg), cfg), tok, TutorConfig(min_token_prob=0.5), None, Speller(COUNTS))
+
+
+def read(tutor: Tutor, sentence: str, answer: str, prob: float = 0.99):
+    ids = tutor.tokenizer.encode(answer) + [tutor.tokenizer.special.eos]
+    return tutor.interpret(sentence, ids, [math.log(prob)] * len(ids))
+
+
+def test_spelling_fixes_join_the_models_edits_each_explained(tutor):
+    c = read(tutor, "She go to the enviroment.", "She goes to the enviroment. / tercera persona: go → goes")
+    assert not c.abstained and c.corrected == "She goes to the environment."
+    assert c.gloss == "tercera persona: go → goes; ortografía: enviroment → environment"
+    assert [e.category for e in c.edits] == ["third_person", "spelling"]
+
+
+def test_an_abstention_still_gets_the_spelling_of_the_learners_own_words(tutor):
+    c = read(tutor, "We take care of the enviroment.", "We take care of the enviroment. / sin errores", prob=0.1)
+    assert not c.abstained and c.corrected == "We take care of the environment."
+    assert c.gloss == "ortografía: enviroment → environment"
+    unsure = read(tutor, "We take care of the food.", "We take care of the fod. / ortografía: food → fod", prob=0.1)
+    assert unsure.abstained and unsure.corrected == "We take care of the food."
