@@ -18,9 +18,10 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from lemminflect import getAllLemmas
+
+from corrige.tutor.edits import Edit
 
 MIN_LENGTH = 3  # shorter non-words are mostly abbreviations ("pm", "st")
 MIN_COUNT = 3  # a suggestion must have been seen this often in training
@@ -28,14 +29,6 @@ MIN_LENGTH_FOR_TWO_EDITS = 6  # two edits from a short word reach too many words
 AMBIGUITY_RATIO = 4.0  # the best suggestion must be this much more frequent than the next as close
 
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
-
-
-@dataclass(frozen=True)
-class SpellingFix:
-    start: int
-    end: int
-    original: str
-    replacement: str
 
 
 def _undoubled(word: str) -> str:
@@ -114,7 +107,7 @@ class Speller:
             return None
         return best
 
-    def fixes(self, sentence: str) -> list[SpellingFix]:
+    def fixes(self, sentence: str) -> list[Edit]:
         """The non-words of ``sentence`` that have a safe suggestion, lower-case words only."""
         out = []
         for m in _WORD.finditer(sentence):
@@ -123,5 +116,5 @@ class Speller:
                 continue  # a name, an acronym, or a sentence's first word: not ours to guess
             suggestion = self.suggest(word)
             if suggestion is not None:
-                out.append(SpellingFix(m.start(), m.end(), word, suggestion))
+                out.append(Edit(m.start(), m.end(), word, suggestion, "spelling"))
         return out
