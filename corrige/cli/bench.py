@@ -36,15 +36,9 @@ def bench_model(
     from corrige.bench.model import run_model_bench
 
     run_model_bench(
-        console,
-        preset=preset,
-        batches=[int(b) for b in batches.split(",")],
-        prompt_len=prompt_len,
-        new_tokens=new_tokens,
-        repeats=repeats,
-        reference=reference,
-        output=output,
-    )
+        console, preset=preset, batches=[int(b) for b in batches.split(",")], prompt_len=prompt_len,
+        new_tokens=new_tokens, repeats=repeats, reference=reference, output=output,
+    )  # fmt: skip
 
 
 @bench_app.command("engine")
@@ -103,16 +97,9 @@ def bench_http(
     from corrige.bench.http import run_http_bench
 
     run_http_bench(
-        console,
-        requests=requests,
-        warmup=warmup,
-        block=block,
-        model=model,
-        batching=batching,
-        access_log=access_log,
-        output=output,
-        json_output=json_output,
-    )
+        console, requests=requests, warmup=warmup, block=block,
+        model=model, batching=batching, access_log=access_log, output=output, json_output=json_output,
+    )  # fmt: skip
 
 
 @bench_app.command("text")

@@ -71,23 +71,10 @@ def bench_load(
     try:
         check_loopback(url)
         spec = LoadSpec(
-            url,
-            mode=mode,
-            clients=clients,
-            rate=rate,
-            arrival=arrival,
-            burstiness=burstiness,
-            requests=requests,
-            duration=duration,
-            warmup=warmup,
-            stream=stream,
-            rules=rules,
-            slo_ms=slo_ms,
-            slo_ttft_ms=slo_ttft_ms,
-            seed=seed,
-            timeout_s=timeout,
-            model=model,
-        )
+            url, mode=mode, clients=clients, rate=rate, arrival=arrival, burstiness=burstiness,
+            requests=requests, duration=duration, warmup=warmup, stream=stream, rules=rules,
+            slo_ms=slo_ms, slo_ttft_ms=slo_ttft_ms, seed=seed, timeout_s=timeout, model=model,
+        )  # fmt: skip
     except NotLoopback as exc:
         console.print(f"[red]error[/] {exc}", soft_wrap=True)
         raise typer.Exit(2) from exc
@@ -146,19 +133,10 @@ def bench_sweep(
     quiet_libraries()
     try:
         config = SweepConfig(
-            policies=tuple(p.strip() for p in policies.split(",") if p.strip()),
-            clients=ints(clients),
-            per_client=per_client,
-            min_requests=min_requests,
-            max_seconds=max_seconds,
-            dod_clients=dod_clients,
-            peer=peer,
-            model=model,
-            seed=seed,
-            slo_ms=slo_ms,
-            stream=stream,
-            rules=rules,
-        )
+            policies=tuple(p.strip() for p in policies.split(",") if p.strip()), clients=ints(clients),
+            per_client=per_client, min_requests=min_requests, max_seconds=max_seconds, dod_clients=dod_clients,
+            peer=peer, model=model, seed=seed, slo_ms=slo_ms, stream=stream, rules=rules,
+        )  # fmt: skip
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from exc
     if plot:
