@@ -103,8 +103,8 @@ SOURCES: tuple[Source, ...] = (
         attribution="Sentence pairs from www.manythings.org/anki and tatoeba.org (Tatoeba contributors), CC BY 2.0 FR",
         url="https://www.manythings.org/anki/",
         patterns=("*/tatoeba-manythings/*.zip", "*/tatoeba-manythings/*.txt"),
-        excludes=("*/_about.txt",),
         reader=read_anki_pairs,
+        excludes=("*/_about.txt",),
     ),
     Source(
         name="standard-ebooks",
@@ -130,8 +130,8 @@ SOURCES: tuple[Source, ...] = (
         "Google LLC, CC BY 4.0",
         url="https://github.com/google-research-datasets/Taskmaster",
         patterns=("*/taskmaster/*.json", "*/taskmaster/*.tsv"),
-        excludes=("*/ontology/*", "*/sample.json"),
         reader=read_taskmaster,
+        excludes=("*/ontology/*", "*/sample.json"),
     ),
     Source(
         name="common-voice",
