@@ -2,44 +2,39 @@
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 
 class EngineError(Exception):
-    """Base of every error a caller of the engine can see."""
+    """Base of every error a caller of the engine can see. A subclass names its code in its header:
+    `class Overloaded(EngineError, code="overloaded")`, so none can go without one."""
 
-    code = "engine_error"
+    code: ClassVar[str] = "engine_error"
+
+    def __init_subclass__(cls, *, code: str, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.code = code
 
 
-class Overloaded(EngineError):
+class Overloaded(EngineError, code="overloaded"):
     """The waiting queue is full; raised at once, before the request enters the engine."""
 
-    code = "overloaded"
 
-
-class DeadlineExceeded(EngineError):
+class DeadlineExceeded(EngineError, code="deadline_exceeded"):
     """The request waited longer than its queue deadline without getting a slot."""
 
-    code = "deadline_exceeded"
 
-
-class InvalidRequest(EngineError, ValueError):
+class InvalidRequest(EngineError, ValueError, code="invalid_request"):
     """The request can never be served as asked (e.g. it does not fit the context window)."""
 
-    code = "invalid_request"
 
-
-class EngineClosed(EngineError):
+class EngineClosed(EngineError, code="engine_closed"):
     """The engine is shut down, or shut down while the request was in flight."""
 
-    code = "engine_closed"
 
-
-class EngineRestarting(EngineError):
+class EngineRestarting(EngineError, code="engine_restarting"):
     """The engine process died while the request was in flight; a new one is starting. Retry."""
 
-    code = "engine_restarting"
 
-
-class InternalError(EngineError):
+class InternalError(EngineError, code="internal_error"):
     """The model failed while running this request; the engine itself keeps serving."""
-
-    code = "internal_error"
