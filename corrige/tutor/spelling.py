@@ -28,7 +28,8 @@ MIN_COUNT = 3  # a suggestion must have been seen this often in training
 MIN_LENGTH_FOR_TWO_EDITS = 6  # two edits from a short word reach too many words
 AMBIGUITY_RATIO = 4.0  # the best suggestion must be this much more frequent than the next as close
 
-_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
+# letters in any script (café, Ántonia are one word each), with an inner apostrophe (don't)
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 
 
 def _undoubled(word: str) -> str:
@@ -112,8 +113,8 @@ class Speller:
         out = []
         for m in _WORD.finditer(sentence):
             word = m.group()
-            if not word.islower():
-                continue  # a name, an acronym, or a sentence's first word: not ours to guess
+            if not word.islower() or sentence[m.end() : m.end() + 1] in ("'", "’"):
+                continue  # a name, an acronym, a sentence's first word, a spoken form (runnin'): not ours
             suggestion = self.suggest(word)
             if suggestion is not None:
                 out.append(Edit(m.start(), m.end(), word, suggestion, "spelling"))

@@ -81,6 +81,13 @@ def test_fixes_skip_capitalised_words_and_give_offsets(speller):
     assert all(sentence[f.start : f.end] == f.original for f in fixes)
 
 
+def test_a_word_with_accents_is_one_word_and_a_spoken_form_is_left_alone():
+    speller = Speller(COUNTS | {"ántonia": 40, "can": 600, "café": 30})
+    assert speller.fixes("Ántonia and the café, wich we saw.") == speller.fixes("Antonia and the cafe, wich we saw.")
+    assert [f.original for f in speller.fixes("Ántonia wich café")] == ["wich"]
+    assert speller.fixes("He was preachin' to them.") == []
+
+
 def test_word_counts_round_trip_and_keep_the_known_words(tmp_path):
     write_known_words(tmp_path, ["The cat saw the dog.", "the end"])
     assert (tmp_path / "words.txt").read_text().splitlines()[0] == "the\t3"
