@@ -163,7 +163,7 @@ def corpus_pairs(
 @corpus_app.command("words")
 def corpus_words(
     pairs: Annotated[Path, typer.Argument(help="Pairs TSV the model trained on (source, corrected, ...).")],
-    model: Annotated[Path, typer.Option("--model", help="Model directory whose words.txt to write.")],
+    model: Annotated[Path, typer.Argument(help="Model directory whose words.txt to write.")],
 ) -> None:
     """Count the words of the corrected sentences into MODEL/words.txt (known words and spelling counts).
 

@@ -38,7 +38,7 @@ def evaluate_tutor(
 ) -> None:
     """Score every set, print the tables, and write the card and the JSON when asked."""
     from corrige.evaluation import harness as assess
-    from corrige.tutor.agent import BUNDLED_MODEL, Tutor
+    from corrige.tutor.agent import BUNDLED_MODEL, Tutor, changed_settings
 
     tutor = Tutor.load(model)
     if min_token_prob is not None:
@@ -51,6 +51,7 @@ def evaluate_tutor(
         "sets": {},
         "params": tutor.weights.cfg.num_params(),
         "command": "corrige eval " + ("--card" if card else ""),
+        "tutor_settings": changed_settings(tutor.config),
     }
     _score_sets(console, tutor, sets, results, sweep)
     if "per_category" in results:

@@ -143,12 +143,21 @@ def _training_section(meta: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _settings_note(settings: dict[str, Any]) -> str:
+    """The tutor settings behind the figures (the model's `tutor.json`), when it sets any."""
+    if not settings:
+        return ""
+    shown = ", ".join(f"`{name}` {json.dumps(value)}" for name, value in settings.items())
+    return f" The tutor's settings (`tutor.json`): {shown}."
+
+
 def _evaluation_section(results: dict[str, Any]) -> list[str]:
     """The figures per set, the targets, and the synthetic test per category."""
     lines = [
         *heading("Evaluation"),
         f"Command: `{results.get('command', 'corrige eval --card')}`. Edits are word-level, scored M2-style; "
-        "a false alarm is a correct sentence that the tutor changed; an abstention leaves the sentence unchanged.",
+        "a false alarm is a correct sentence that the tutor changed; an abstention leaves the sentence unchanged."
+        + _settings_note(results.get("tutor_settings") or {}),
         "",
         "| set | n | exact match | edit P | edit R | edit F0.5 | false alarms | abstain |",
         "|---|---|---|---|---|---|---|---|",

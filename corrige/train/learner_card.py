@@ -71,6 +71,7 @@ def measure(tutor: Any, on_set: Callable[[str], None] | None = None) -> dict[str
         "min_token_prob": tutor.config.min_token_prob,
         "gloss_from_edits": tutor.config.gloss_from_edits,
         "spelling": tutor.config.spelling,
+        "patterns": tutor.config.patterns,
     }
     for name, path, half in SETS:
         if on_set:
@@ -158,6 +159,8 @@ def _gloss_note(results: dict[str, Any]) -> str:
             " Non-words the answer leaves are fixed from the training vocabulary's counts"
             " (`corrige/tutor/spelling.py`)."
         )
+    if results.get("patterns"):
+        note += " So are the fixed learner patterns it leaves (`corrige/tutor/patterns.py`: he don't, people is, …)."
     return note
 
 

@@ -20,6 +20,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from dataclasses import fields as dataclass_fields
 from pathlib import Path
 
 from corrige.model.config import GPTConfig
@@ -28,10 +29,11 @@ from corrige.model.numpy_gpt import KVCache, RuntimeWeights, prepare
 from corrige.model.weights import CONFIG_FILE, config_from_hf, load_model
 from corrige.tokenizer import BPETokenizer
 from corrige.tutor.answer_text import NO_ERRORS_GLOSS, GlossItem, render_gloss
-from corrige.tutor.categories import LABELS, OTHER, label_of
+from corrige.tutor.categories import LABELS, OTHER
 from corrige.tutor.consistency import gloss_disagreement, gloss_from_words, keep_explained
 from corrige.tutor.drafting import AnswerDrafter
-from corrige.tutor.edits import Edit, diff_edits
+from corrige.tutor.edits import Edit, apply_edits, diff_edits
+from corrige.tutor.patterns import pattern_fixes
 from corrige.tutor.plausibility import content_mismatch, load_known_words, load_word_counts, unknown_words
 from corrige.tutor.spelling import Speller
 from corrige.tutor.token_codec import AnswerStream, PromptTooLong, check_fits, encode_prompt, split_answer
@@ -54,6 +56,7 @@ class TutorConfig:
     # when the gloss does not describe the edits, write it from the edits' own words (edit_labels)
     gloss_from_edits: bool = False
     spelling: bool = False  # fix non-words from the model's word counts (spelling.py) on top of its answer
+    patterns: bool = False  # fix the learner patterns that are wrong wherever they occur (patterns.py)
 
 
 @dataclass(frozen=True)
@@ -162,24 +165,34 @@ class TutorFront:
         self, sentence: str, token_ids: Sequence[int], logprobs: Sequence[float], prompt_tokens: int = 0
     ) -> Correction:
         """Turn the generated tokens into a `Correction`, abstaining when the output is not trustworthy;
-        with a speller, non-words the answer left are fixed on top of it."""
+        then add the fixes the model's answer left to make, where the config asks for them: non-words
+        (`spelling.py`) and fixed learner patterns (`patterns.py`)."""
         correction = self._read_answer(sentence, token_ids, logprobs, prompt_tokens)
-        return self._add_spelling(correction) if self.speller is not None else correction
+        if self.speller is None and not self.config.patterns:
+            return correction
+        return self._add_fixes(correction)
 
-    def _add_spelling(self, c: Correction) -> Correction:
-        """`c` with the speller's fixes of the non-words in its corrected sentence, each explained
+    def _fixes(self, text: str) -> list[Edit]:
+        """The speller's and the patterns' edits of `text`, in order, none overlapping another."""
+        found = (self.speller.fixes(text) if self.speller is not None else []) + (
+            pattern_fixes(text) if self.config.patterns else []
+        )
+        kept: list[Edit] = []
+        for edit in sorted(found, key=lambda e: (e.start, e.end)):
+            if not kept or edit.start >= kept[-1].end:
+                kept.append(edit)
+        return kept
+
+    def _add_fixes(self, c: Correction) -> Correction:
+        """`c` with the fixes of what its corrected sentence still gets wrong, each explained
         ("ortografía: wich → which"). An abstention (the model's answer not trusted) gets the
-        spelling fixes of the learner's own sentence, which do not depend on that answer."""
-        assert self.speller is not None
-        fixes = self.speller.fixes(c.corrected)
+        fixes of the learner's own sentence, which do not depend on that answer."""
+        fixes = self._fixes(c.corrected)
         if not fixes:
             return c
-        corrected = c.corrected
-        for fix in reversed(fixes):
-            corrected = corrected[: fix.start] + fix.replacement + corrected[fix.end :]
-        label = label_of("spelling")
+        corrected = apply_edits(c.corrected, fixes)
         kept = [] if c.abstained else [GlossItem(LABELS[e.category], e.original, e.replacement) for e in c.edits]
-        items = kept + [GlossItem(label, fix.original, fix.replacement) for fix in fixes]
+        items = kept + [GlossItem(LABELS[fix.category], fix.original, fix.replacement) for fix in fixes]
         edits = diff_edits(c.sentence, corrected, render_gloss(items))
         if any(e.category == OTHER for e in edits):
             return c  # the two sets of edits could not be told apart: keep the model's answer
@@ -311,6 +324,16 @@ def tuned_config(model_dir: Path) -> TutorConfig:
     if unknown:
         raise ValueError(f"{path}: unknown settings {unknown}; known: {sorted(known)}")
     return TutorConfig(**fields)
+
+
+def changed_settings(config: TutorConfig) -> dict[str, object]:
+    """The fields of `config` that differ from the defaults (what a `tutor.json` sets)."""
+    defaults = TutorConfig()
+    return {
+        name: getattr(config, name)
+        for name in (f.name for f in dataclass_fields(config))
+        if getattr(config, name) != getattr(defaults, name)
+    }
 
 
 def load_speller(model_dir: Path, config: TutorConfig, known: frozenset[str] | None) -> Speller | None:

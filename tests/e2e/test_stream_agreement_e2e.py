@@ -71,8 +71,10 @@ def check_agreement(events: list[tuple[str, dict]], sentence: str) -> dict:
     tokens = "".join(data["text"] for name, data in events if name == "token")
     if result["abstained"]:
         assert not replaced or replaced[0]["reason"] not in ("", "revised")
-    else:  # the tutor kept the model's answer: the tokens alone spelled it, nothing of the gloss
-        assert not replaced and tokens == result["corrected"], sentence
+    elif replaced:  # the tutor kept the model's answer and fixed what it left (spelling, patterns)
+        assert replaced[0]["reason"] == "revised", sentence
+    else:  # the tutor kept the model's answer as it was: the tokens alone spelled it, nothing of the gloss
+        assert tokens == result["corrected"], sentence
     if replaced:
         assert not result["corrected"].startswith(tokens)  # a replace only when the tokens contradict it
     return result

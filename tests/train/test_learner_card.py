@@ -66,6 +66,8 @@ def test_card_names_each_source_and_checks_each_target(model_dir):
     assert "spelling.py" not in card
     card = learner_card.write(model_dir, results | {"spelling": True}).read_text()
     assert "Non-words the answer leaves are fixed" in card and "edit_labels.py" not in card
+    card = learner_card.write(model_dir, results | {"patterns": True}).read_text()
+    assert "patterns.py" in card and "Non-words" not in card
 
 
 def test_targets_are_judged_from_the_scores():

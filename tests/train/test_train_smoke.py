@@ -108,3 +108,6 @@ def test_model_card_reports_the_figures(tmp_path):
     text = write_card(tmp_path, results).read_text()
     assert "| synthetic test | 10 | 0.900 |" in text and "3.25 ms" in text
     assert json.loads((tmp_path / "eval.json").read_text())["latency"]["p50_ms"] == 3.25
+    assert "tutor.json" not in text  # no settings: nothing to say
+    text = write_card(tmp_path, results | {"tutor_settings": {"patterns": True}}).read_text()
+    assert "The tutor's settings (`tutor.json`): `patterns` true." in text

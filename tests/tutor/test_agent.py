@@ -8,7 +8,14 @@ from corrige.model import preset
 from corrige.model.numpy_gpt import prepare
 from corrige.model.weights import random_params
 from corrige.tokenizer import BPETokenizer
-from corrige.tutor.agent import BUNDLED_MODEL, Tutor, TutorConfig, normalize_sentence, rewrite_share
+from corrige.tutor.agent import (
+    BUNDLED_MODEL,
+    Tutor,
+    TutorConfig,
+    changed_settings,
+    normalize_sentence,
+    rewrite_share,
+)
 from corrige.tutor.token_codec import PromptTooLong
 
 CORPUS = [
@@ -109,6 +116,9 @@ def test_a_model_directory_carries_its_tuned_threshold(tmp_path):
 
     model = tmp_path / "model"
     shutil.copytree(BUNDLED_MODEL, model)
+    assert Tutor.load(model).config == TutorConfig(patterns=True)  # the bundled model's tutor.json
+    assert changed_settings(Tutor.load(model).config) == {"patterns": True}
+    (model / "tutor.json").unlink()
     assert Tutor.load(model).config == TutorConfig()  # no tutor.json: the defaults
     (model / "tutor.json").write_text(json.dumps({"min_token_prob": 0.85}))
     assert Tutor.load(model).config.min_token_prob == 0.85

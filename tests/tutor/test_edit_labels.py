@@ -1,14 +1,9 @@
 """Naming an edit from its own words, for answers whose gloss does not describe them."""
 
-import math
-
 import pytest
+from tiny_tutor import read, tiny_tutor
 
-from corrige.model import preset
-from corrige.model.numpy_gpt import prepare
-from corrige.model.weights import random_params
-from corrige.tokenizer import BPETokenizer
-from corrige.tutor.agent import Tutor, TutorConfig
+from corrige.tutor.agent import TutorConfig
 from corrige.tutor.consistency import gloss_disagreement, gloss_from_words
 from corrige.tutor.edit_labels import name_edit
 from corrige.tutor.edits import diff_edits
@@ -97,23 +92,13 @@ def test_an_edit_that_cannot_be_named_is_dropped_or_blocks_the_answer():
 
 
 def test_the_tutor_writes_the_gloss_itself_only_when_configured():
-    corpus = ["I have two children. / sin errores", "She go home. / tercera persona: go → goes"] * 30
-    cfg = preset("smoke")
-    tok = BPETokenizer.train(corpus, vocab_size=cfg.vocab_size)
-    cfg = cfg.with_(vocab_size=tok.vocab_size)
-    weights = prepare(random_params(cfg), cfg)
-    ids = tok.encode("I have two children. / sin errores") + [tok.special.eos]
-    logprobs = [math.log(0.99)] * len(ids)
-    strict = Tutor(weights, tok, TutorConfig(min_token_prob=0.5)).interpret("I have two child.", ids, logprobs)
+    answers = ["I have two children. / sin errores", "She go home. / tercera persona: go → goes"]
+    strict = read(tiny_tutor(answers, TutorConfig(min_token_prob=0.5)), "I have two child.", answers[0])
     assert strict.abstained and strict.abstain_reason == "gloss_says_no_errors"
-    named = Tutor(weights, tok, TutorConfig(min_token_prob=0.5, gloss_from_edits=True)).interpret(
-        "I have two child.", ids, logprobs
-    )
+    tutor = tiny_tutor(answers, TutorConfig(min_token_prob=0.5, gloss_from_edits=True))
+    named = read(tutor, "I have two child.", answers[0])
     assert not named.abstained and named.corrected == "I have two children."
     assert named.gloss == "número del sustantivo: child → children"
     # an edit no rule names still leaves the sentence alone
-    ids = tok.encode("I have two parrots. / sin errores") + [tok.special.eos]
-    unnamed = Tutor(weights, tok, TutorConfig(min_token_prob=0.5, gloss_from_edits=True)).interpret(
-        "I have two child.", ids, [math.log(0.99)] * len(ids)
-    )
+    unnamed = read(tutor, "I have two child.", "I have two parrots. / sin errores")
     assert unnamed.abstained and unnamed.corrected == "I have two child."

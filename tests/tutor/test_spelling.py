@@ -1,13 +1,8 @@
 """Non-word spelling fixes on top of the model's answer."""
 
-import math
-
 import pytest
+from tiny_tutor import read, tiny_tutor
 
-from corrige.model import preset
-from corrige.model.numpy_gpt import prepare
-from corrige.model.weights import random_params
-from corrige.tokenizer import BPETokenizer
 from corrige.tutor.agent import Tutor, TutorConfig, load_speller
 from corrige.tutor.plausibility import load_known_words, load_word_counts, write_known_words
 from corrige.tutor.spelling import Speller, edit_distance
@@ -102,16 +97,8 @@ def test_word_counts_round_trip_and_keep_the_known_words(tmp_path):
 
 @pytest.fixture(scope="module")
 def tutor() -> Tutor:
-    corpus = ["We have to take care of the enviroment. / sin errores", "She go home. / tercera persona: go → goes"]
-    cfg = preset("smoke")
-    tok = BPETokenizer.train(corpus * 30, vocab_size=cfg.vocab_size)
-    cfg = cfg.with_(vocab_size=tok.vocab_size)
-    return Tutor(prepare(random_params(cfg), cfg), tok, TutorConfig(min_token_prob=0.5), None, Speller(COUNTS))
-
-
-def read(tutor: Tutor, sentence: str, answer: str, prob: float = 0.99):
-    ids = tutor.tokenizer.encode(answer) + [tutor.tokenizer.special.eos]
-    return tutor.interpret(sentence, ids, [math.log(prob)] * len(ids))
+    answers = ["We have to take care of the enviroment. / sin errores", "She go home. / tercera persona: go → goes"]
+    return tiny_tutor(answers, TutorConfig(min_token_prob=0.5), Speller(COUNTS))
 
 
 def test_spelling_fixes_join_the_models_edits_each_explained(tutor):

@@ -1,0 +1,73 @@
+"""Fixed learner patterns: each rule fires where the words leave no other reading, and nowhere else."""
+
+import pytest
+from tiny_tutor import read, tiny_tutor
+
+from corrige.tutor.agent import TutorConfig
+from corrige.tutor.patterns import pattern_fixes
+
+
+def fixes(sentence: str) -> list[tuple[str, str, str]]:
+    return [(e.original, e.replacement, e.category) for e in pattern_fixes(sentence)]
+
+
+@pytest.mark.parametrize(
+    "sentence, expected",
+    [
+        ("He don't want to come.", [("don't", "doesn't", "third_person")]),
+        ("He go home and she like cats.", [("go", "goes", "third_person"), ("like", "likes", "third_person")]),
+        (
+            "When she study, it have to be quiet.",
+            [("study", "studies", "third_person"), ("have", "has", "third_person")],
+        ),
+        ("The people is friendly.", [("is", "are", "people_plural")]),
+        ("People was happy.", [("was", "were", "people_plural")]),
+        ("I am agree with you.", [("I am agree", "I agree", "verb_pattern")]),
+        ("I’m agree.", [("I’m agree", "I agree", "verb_pattern")]),
+        ("Can you explain me how it works?", [("me", "to me", "verb_pattern")]),
+        ("I work here since three years.", [("since", "for", "present_perfect")]),
+        ("It depends of the weather.", [("of", "on", "preposition")]),
+        ("This is more better.", [("more better", "better", "comparative")]),
+        ("More easier is not possible.", [("More easier", "Easier", "comparative")]),
+        ("I didn't see nobody.", [("nobody", "anybody", "double_negation")]),
+        (
+            "There is two cats and there was 3 dogs.",
+            [("is", "are", "there_is_plural"), ("was", "were", "there_is_plural")],
+        ),
+    ],
+)
+def test_a_pattern_is_fixed(sentence, expected):
+    assert fixes(sentence) == expected
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Does he have a car?",  # a question: "have" after "does"
+        "Let it go.",  # an object, not a subject
+        "Do it right.",
+        "I saw she go home.",  # not a clause start: left to the model
+        "She cut the bread.",  # "cut" may be past
+        "He wants to go.",
+        "Can you explain me the rule?",  # the fix moves the object: not a local one
+        "There is a lot of traffic.",
+        "I have lived here since 2015.",
+        "I live here since three years ago.",
+        "People are friendly and people were happy.",
+        "It is more expensive and more other things.",
+        "I don't know anything.",
+        "The other people have cars.",
+    ],
+)
+def test_a_correct_or_ambiguous_sentence_is_left_alone(sentence):
+    assert fixes(sentence) == []
+
+
+def test_the_tutor_adds_pattern_fixes_only_when_configured():
+    answers = ["He don't like it. / sin errores", "She go home. / tercera persona: go → goes"]
+    plain = read(tiny_tutor(answers, TutorConfig(min_token_prob=0.5)), "He don't like it.", answers[0])
+    assert not plain.changed
+    tutor = tiny_tutor(answers, TutorConfig(min_token_prob=0.5, patterns=True))
+    fixed = read(tutor, "He don't like it.", answers[0])
+    assert fixed.corrected == "He doesn't like it." and fixed.gloss == "tercera persona: don't → doesn't"
+    assert [e.category for e in fixed.edits] == ["third_person"]
