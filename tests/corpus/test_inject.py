@@ -317,3 +317,21 @@ def test_cli_writes_the_tsv_and_counts(tmp_path):
     assert len(rows) == 13 and all(len(r) == 4 for r in rows)
     assert [r[1] for r in rows[1:]] == SENTENCES[:12]
     assert "sin errores" in result.output and "12 pairs" in result.output
+
+
+def test_cli_writes_the_template_grammar_as_pairs_that_train_reads(tmp_path):
+    from typer.testing import CliRunner
+
+    from corrige.cli import app
+    from corrige.train.pairs import read_pairs
+    from corrige.tutor.categories import SYNTHETIC_CATEGORY_IDS
+
+    out = tmp_path / "synthetic.tsv"
+    result = CliRunner().invoke(app, ["corpus", "synthetic", "--out", str(out), "--n", "60", "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    rows = [line.split("\t") for line in out.read_text(encoding="utf-8").splitlines()]
+    assert rows[0] == ["source", "corrected", "gloss", "categories"] and len(rows) == 61
+    wrong = [r for r in rows[1:] if r[0] != r[1]]
+    assert wrong and all(r[3] and set(r[3].split(",")) <= set(SYNTHETIC_CATEGORY_IDS) for r in wrong)
+    assert all(r[2] == "sin errores" and not r[3] for r in rows[1:] if r[0] == r[1])
+    assert len(list(read_pairs(out))) == 60
