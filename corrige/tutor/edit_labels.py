@@ -162,8 +162,8 @@ def _name_word_swap(a: str, b: str, before: str) -> str | None:
     if a in PRONOUNS | POSSESSIVES and b in PRONOUNS | POSSESSIVES:
         return "pronoun"
     if not is_word(a) and is_word(b):
-        if a.endswith("ed") and _shared_lemma(a[:-2], b, "VERB") or _shared_lemma(a[:-1], b, "VERB"):
-            return "past_irregular"  # speaked → spoke, buyed → bought
+        if a.endswith("ed") and (_shared_lemma(a[:-2], b, "VERB") or _shared_lemma(a[:-1], b, "VERB")):
+            return "past_irregular"  # speaked → spoke, buyed → bought, writed → wrote
         similar = difflib.SequenceMatcher(None, a, b).ratio() >= 0.7
         return "spelling" if similar else None
     noun, verb = _shared_lemma(a, b, "NOUN"), _shared_lemma(a, b, "VERB")

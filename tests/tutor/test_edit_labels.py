@@ -14,6 +14,7 @@ from corrige.tutor.edits import diff_edits
     [
         ("speaked", "spoke", "guide", "past_irregular"),
         ("buyed", "bought", "father", "past_irregular"),
+        ("writed", "wrote", "I", "past_irregular"),
         ("wrote", "written", "had", "verb_form"),
         ("should to live", "should live", "animals", "verb_form"),
         ("let me to go", "let me go", "don't", "verb_form"),
