@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from lemminflect import getAllLemmas, getInflection
 
+from corrige.tutor.edit_labels import CAPITALISED
 from corrige.tutor.edits import Edit, Token, tokenize
 
 THIRD_PERSON_SUBJECTS = frozenset({"he", "she", "it"})
@@ -40,6 +41,29 @@ DEPEND_FORMS = frozenset("depend depends depended depending".split())
 QUESTION_WORDS = frozenset("how why what where when who which if whether".split())
 
 
+UNCOUNTABLE_PLURALS = {
+    w + "s": w
+    for w in "advice information furniture homework luggage baggage equipment knowledge software feedback".split()
+}
+# capitalised in English, and no other word when written in lower case ("may", "march" are)
+ALWAYS_CAPITALISED = CAPITALISED - frozenset({"may", "march", "august", "internet", "i"})
+AGE_SUBJECTS = {"i": "am", "you": "are", "we": "are", "they": "are"}
+ENDS_A_PHRASE = frozenset(". , ; ! ? and but".split())
+# spelled with a vowel but said with a consonant (a university), and the other way (an hour)
+# (not "uni-" as in uninterested, unimportant)
+A_BEFORE = tuple("univers unit unif unicorn union uniq unison use usu uti ure eu one once".split())
+AN_BEFORE = ("hour", "honest", "honor", "honour", "heir")
+WEATHER = frozenset("raining snowing cold hot sunny windy cloudy foggy late early".split())
+PROFESSIONS = frozenset(
+    """teacher doctor nurse engineer student lawyer waiter waitress cook chef pilot dentist architect
+    journalist farmer policeman firefighter secretary mechanic scientist artist musician singer actor
+    actress writer designer programmer accountant manager cleaner driver builder electrician plumber
+    hairdresser vet pharmacist""".split()
+)
+ABSTRACT_NOUNS = frozenset("life nature happiness society love".split())
+GENERIC_VERBS = frozenset("is was can has will makes gives".split())
+
+
 def _is_number(word: str) -> bool:
     return word in NUMBER_WORDS or (word.isdigit() and int(word) > 1)
 
@@ -56,7 +80,10 @@ def _third_person(verb: str) -> str | None:
 @lru_cache(maxsize=4096)
 def _is_comparative(word: str) -> bool:
     """bigger, easier (an -er form of an adjective), or better/worse."""
-    return word in ("better", "worse") or (word.endswith("er") and "ADJ" in getAllLemmas(word) and word != "other")
+    if word in ("better", "worse"):
+        return True
+    lemmas = getAllLemmas(word).get("ADJ", ())
+    return word.endswith("er") and bool(lemmas) and word not in lemmas  # not clever, proper, other
 
 
 Rule = Callable[[Sequence[Token], list[str], int], Iterator[Edit]]
@@ -83,7 +110,7 @@ def third_person(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
 
 def people_plural(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     for i in range(len(words) - 1):
-        if words[i] == "people" and words[i + 1] in PEOPLE_VERBS:
+        if words[i] == "people" and words[i + 1] in PEOPLE_VERBS and "of" not in words[max(i - 2, 0) : i]:
             yield _edit(tokens, i + 1, i + 2, PEOPLE_VERBS[words[i + 1]], "people_plural", text)
 
 
@@ -135,7 +162,90 @@ def there_are(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[
             yield _edit(tokens, i + 1, i + 2, plural, "there_is_plural", text)
 
 
-RULES = (third_person, people_plural, verb_patterns, since_for, prepositions, comparatives, double_negation, there_are)
+def uncountables(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    for i, word in enumerate(words):
+        if word in UNCOUNTABLE_PLURALS:
+            yield _edit(tokens, i, i + 1, UNCOUNTABLE_PLURALS[word], "uncountable", text)
+
+
+def purpose_for(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    for i in range(len(words) - 2):
+        if words[i] == "for" and words[i + 1] == "to" and "VERB" in getAllLemmas(words[i + 2]):
+            yield _edit(tokens, i, i + 2, "to", "purpose_for", text)
+
+
+def capitals(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    for i, token in enumerate(tokens):
+        following = tokens[i + 1].text if i + 1 < len(tokens) else ""
+        pronoun = token.text in ("i", "i'm", "i've", "i'll", "i'd") and following != "."  # not "i.e."
+        if pronoun or (token.text in ALWAYS_CAPITALISED and token.text.islower()):
+            yield _edit(tokens, i, i + 1, token.text[0].upper() + token.text[1:], "capitalisation", text)
+
+
+def age_with_be(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I have 20 years → I am 20 years old (not "I have 20 years of experience")."""
+    for i in range(1, len(words) - 2):
+        if words[i] not in ("have", "has") or not words[i + 1].isdigit() or words[i + 2] != "years":
+            continue
+        after = words[i + 3] if i + 3 < len(words) else "."
+        be = AGE_SUBJECTS.get(words[i - 1], "is")
+        if after == "old":
+            yield _edit(tokens, i, i + 1, be, "age_have", text)
+        elif after in ENDS_A_PHRASE:
+            yield _edit(tokens, i, i + 3, f"{be} {words[i + 1]} years old", "age_have", text)
+
+
+def articles_a_an(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    for i in range(len(words) - 1):
+        following = tokens[i + 1].text
+        if words[i] not in ("a", "an") or not following.isalpha() or following.isupper():
+            continue
+        word = following.lower()
+        wants_an = (word[0] in "aeiou" and not word.startswith(A_BEFORE)) or word.startswith(AN_BEFORE)
+        if (words[i] == "an") != wants_an:
+            yield _edit(tokens, i, i + 1, "an" if wants_an else "a", "a_an", text)
+
+
+def missing_subject(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """Is raining → It is raining (a statement; "Is it raining?" has its subject)."""
+    if len(words) > 1 and words[0] == "is" and words[1] in WEATHER and not text.rstrip().endswith("?"):
+        yield _edit(tokens, 0, 1, "it is", "missing_subject", text)
+
+
+def profession_article(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """My sister is nurse → is a nurse (before the end of the phrase, not "is student of")."""
+    for i in range(len(words) - 1):
+        if words[i] in ("am", "is", "i'm", "he's", "she's") and words[i + 1] in PROFESSIONS:
+            after = words[i + 2] if i + 2 < len(words) else "."
+            if after in ENDS_A_PHRASE or after in ("in", "at", "for", "from"):
+                article = "an" if words[i + 1][0] in "aeiou" else "a"
+                yield _edit(tokens, i + 1, i + 2, f"{article} {tokens[i + 1].text}", "profession_article", text)
+
+
+def generic_the(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """The life is hard → Life is hard (only these abstract nouns, only as the sentence's subject)."""
+    if len(words) > 2 and words[0] == "the" and words[1] in ABSTRACT_NOUNS and words[2] in GENERIC_VERBS:
+        yield _edit(tokens, 0, 2, tokens[1].text.capitalize(), "generic_the", text)
+
+
+RULES = (
+    third_person,
+    people_plural,
+    verb_patterns,
+    since_for,
+    prepositions,
+    comparatives,
+    double_negation,
+    there_are,
+    uncountables,
+    purpose_for,
+    capitals,
+    age_with_be,
+    articles_a_an,
+    missing_subject,
+    profession_article,
+    generic_the,
+)
 
 
 def pattern_fixes(sentence: str) -> list[Edit]:

@@ -34,6 +34,24 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
             "There is two cats and there was 3 dogs.",
             [("is", "are", "there_is_plural"), ("was", "were", "there_is_plural")],
         ),
+        (
+            "I need some advices and informations.",
+            [("advices", "advice", "uncountable"), ("informations", "information", "uncountable")],
+        ),
+        ("I went for to buy bread.", [("for to", "to", "purpose_for")]),
+        (
+            "I speak english and i'm learning it.",
+            [("english", "English", "capitalisation"), ("i'm", "I'm", "capitalisation")],
+        ),
+        ("We met on monday.", [("monday", "Monday", "capitalisation")]),
+        ("I have 20 years.", [("have 20 years", "am 20 years old", "age_have")]),
+        ("My brother has 30 years old.", [("has", "is", "age_have")]),
+        ("I ate a apple and an banana.", [("a", "an", "a_an"), ("an", "a", "a_an")]),
+        ("It was an university, a hour away.", [("an", "a", "a_an"), ("a", "an", "a_an")]),
+        ("Is raining again.", [("Is", "It is", "missing_subject")]),
+        ("My sister is nurse in a hospital.", [("nurse", "a nurse", "profession_article")]),
+        ("I'm engineer.", [("engineer", "an engineer", "profession_article")]),
+        ("The life is hard.", [("The life", "Life", "generic_the")]),
     ],
 )
 def test_a_pattern_is_fixed(sentence, expected):
@@ -57,6 +75,16 @@ def test_a_pattern_is_fixed(sentence, expected):
         "It is more expensive and more other things.",
         "I don't know anything.",
         "The other people have cars.",
+        "A crowd of people was waiting.",  # the subject is the crowd
+        "She is more clever than beautiful.",  # clever is no comparative
+        "I have 5 years of experience.",
+        "We met in may, and in march we left.",  # may and march are words in lower case too
+        "That is, i.e. the end.",
+        "He gave an uninterested look at a university and a one-way ticket.",
+        "I want an MBA.",
+        "Is it raining?",
+        "He is student of law.",
+        "The nature of the problem is hard.",
     ],
 )
 def test_a_correct_or_ambiguous_sentence_is_left_alone(sentence):
