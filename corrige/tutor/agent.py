@@ -28,11 +28,11 @@ from corrige.model.generate import greedy_generate_scored, lookup_greedy_generat
 from corrige.model.numpy_gpt import KVCache, RuntimeWeights, prepare
 from corrige.model.weights import CONFIG_FILE, config_from_hf, load_model
 from corrige.tokenizer import BPETokenizer
-from corrige.tutor.answer_text import NO_ERRORS_GLOSS, GlossItem, render_gloss
-from corrige.tutor.categories import LABELS, OTHER
-from corrige.tutor.consistency import gloss_disagreement, gloss_from_words, keep_explained
+from corrige.tutor.answer_text import NO_ERRORS_GLOSS
+from corrige.tutor.categories import OTHER
+from corrige.tutor.consistency import explain, gloss_disagreement, gloss_from_words, keep_explained
 from corrige.tutor.drafting import AnswerDrafter
-from corrige.tutor.edits import Edit, apply_edits, diff_edits
+from corrige.tutor.edits import Edit, apply_edits, diff_edits, non_overlapping
 from corrige.tutor.patterns import pattern_fixes
 from corrige.tutor.plausibility import content_mismatch, load_known_words, load_word_counts, unknown_words
 from corrige.tutor.spelling import Speller
@@ -174,14 +174,8 @@ class TutorFront:
 
     def _fixes(self, text: str) -> list[Edit]:
         """The speller's and the patterns' edits of `text`, in order, none overlapping another."""
-        found = (self.speller.fixes(text) if self.speller is not None else []) + (
-            pattern_fixes(text) if self.config.patterns else []
-        )
-        kept: list[Edit] = []
-        for edit in sorted(found, key=lambda e: (e.start, e.end)):
-            if not kept or edit.start >= kept[-1].end:
-                kept.append(edit)
-        return kept
+        spelled = self.speller.fixes(text) if self.speller is not None else []
+        return non_overlapping(spelled + (pattern_fixes(text) if self.config.patterns else []))
 
     def _add_fixes(self, c: Correction) -> Correction:
         """`c` with the fixes of what its corrected sentence still gets wrong, each explained
@@ -191,13 +185,11 @@ class TutorFront:
         if not fixes:
             return c
         corrected = apply_edits(c.corrected, fixes)
-        kept = [] if c.abstained else [GlossItem(LABELS[e.category], e.original, e.replacement) for e in c.edits]
-        items = kept + [GlossItem(LABELS[fix.category], fix.original, fix.replacement) for fix in fixes]
-        edits = diff_edits(c.sentence, corrected, render_gloss(items))
+        # the model's edits and the fixes, each named in a gloss, so that diff_edits categorises them all
+        edits = diff_edits(c.sentence, corrected, explain([*([] if c.abstained else c.edits), *fixes]))
         if any(e.category == OTHER for e in edits):
             return c  # the two sets of edits could not be told apart: keep the model's answer
-        gloss = render_gloss([GlossItem(LABELS[e.category], e.original, e.replacement) for e in edits])
-        return replace(c, corrected=corrected, gloss=gloss, edits=edits, abstained=False, abstain_reason=None)
+        return replace(c, corrected=corrected, gloss=explain(edits), edits=edits, abstained=False, abstain_reason=None)
 
     def _read_answer(
         self, sentence: str, token_ids: Sequence[int], logprobs: Sequence[float], prompt_tokens: int

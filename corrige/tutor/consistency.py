@@ -57,6 +57,11 @@ def _contains(words: Sequence[str], part: Sequence[str]) -> bool:
     return n > 0 and any(list(words[i : i + n]) == list(part) for i in range(len(words) - n + 1))
 
 
+def explain(edits: Sequence[Edit]) -> str:
+    """The gloss of `edits`, each item its category's label and the edit's own words."""
+    return render_gloss([GlossItem(LABELS[e.category], e.original, e.replacement) for e in edits])
+
+
 def keep_explained(source: str, edits: Sequence[Edit], gloss: str) -> tuple[str, str, list[Edit]] | None:
     """The correction cut down to the edits its gloss explains, with a gloss rebuilt from them.
 
@@ -67,8 +72,7 @@ def keep_explained(source: str, edits: Sequence[Edit], gloss: str) -> tuple[str,
     kept = [e for e in edits if e.category != OTHER]
     if not kept:
         return None
-    items = [GlossItem(LABELS[e.category], e.original, e.replacement) for e in kept]
-    return apply_edits(source, kept), render_gloss(items), kept
+    return apply_edits(source, kept), explain(kept), kept
 
 
 def gloss_from_words(source: str, edits: Sequence[Edit], partial: bool = False) -> tuple[str, str, list[Edit]] | None:
@@ -85,5 +89,4 @@ def gloss_from_words(source: str, edits: Sequence[Edit], partial: bool = False) 
             named.append(replace(edit, category=category))
     if not named:
         return None
-    items = [GlossItem(LABELS[e.category], e.original, e.replacement) for e in named]
-    return apply_edits(source, named), render_gloss(items), named
+    return apply_edits(source, named), explain(named), named

@@ -69,6 +69,15 @@ def apply_edits(source: str, edits: Iterable[Edit]) -> str:
     return out
 
 
+def non_overlapping(edits: Iterable[Edit]) -> list[Edit]:
+    """`edits` in order of position, each one overlapping an earlier one left out."""
+    kept: list[Edit] = []
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+        if not kept or edit.start >= kept[-1].end:
+            kept.append(edit)
+    return kept
+
+
 def _widen(span: list[int], a: Sequence[Token]) -> list[int]:
     """Give an empty side of a change a neighbouring unchanged token (see module docstring).
 

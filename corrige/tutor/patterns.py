@@ -17,7 +17,7 @@ from functools import lru_cache
 from lemminflect import getAllLemmas, getInflection
 
 from corrige.tutor.edit_labels import CAPITALISED
-from corrige.tutor.edits import Edit, Token, tokenize
+from corrige.tutor.edits import Edit, Token, non_overlapping, tokenize
 
 THIRD_PERSON_SUBJECTS = frozenset({"he", "she", "it"})
 # after these a subject pronoun starts a clause: "When he go", "and she like"
@@ -252,9 +252,4 @@ def pattern_fixes(sentence: str) -> list[Edit]:
     """Every rule's edits on ``sentence``, in order, none overlapping an earlier one."""
     tokens = tokenize(sentence)
     words = [t.text.lower().replace("’", "'") for t in tokens]
-    found = sorted((e for rule in RULES for e in rule(tokens, words, sentence)), key=lambda e: (e.start, e.end))
-    kept: list[Edit] = []
-    for edit in found:
-        if not kept or edit.start >= kept[-1].end:
-            kept.append(edit)
-    return kept
+    return non_overlapping(e for rule in RULES for e in rule(tokens, words, sentence))
