@@ -172,8 +172,10 @@ def _uvicorn_handles_sigterm() -> bool:
 async def warm_up(service: CorrectionService) -> None:
     """One correction through every stage, and one rule-card search, before reporting ready, so
     the first client does not pay for first-call costs (allocations, lazy imports, the encoder's
-    first forward pass). The correction takes the pipeline as a request does (`rules` off: the
-    search is warmed on its own, and timed)."""
+    first forward pass, the tutor's word tables and speller index: a second with the reader model).
+    The correction takes the pipeline as a request does (`rules` off: the search is warmed on its
+    own, and timed)."""
+    await asyncio.to_thread(service.tutor.warm_up)
     await service.correct("I goed home.", RequestMeta("warmup", time.perf_counter()), rules=False)
     if service.rules is not None:
         logger.info("rule cards warmed: first search %.1f ms (%s)", await service.rules.warm(), service.rules.mode)

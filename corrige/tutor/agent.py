@@ -32,6 +32,7 @@ from corrige.tutor.answer_text import NO_ERRORS_GLOSS
 from corrige.tutor.categories import OTHER
 from corrige.tutor.consistency import explain, gloss_disagreement, gloss_from_words, keep_explained
 from corrige.tutor.drafting import AnswerDrafter
+from corrige.tutor.edit_labels import load_word_tables
 from corrige.tutor.edits import Edit, apply_edits, diff_edits, non_overlapping
 from corrige.tutor.patterns import pattern_fixes
 from corrige.tutor.plausibility import content_mismatch, load_known_words, load_word_counts, unknown_words
@@ -133,6 +134,15 @@ class TutorFront:
     @property
     def n_ctx(self) -> int:
         return self.cfg.n_ctx
+
+    def warm_up(self) -> None:
+        """Load now what the first corrections would otherwise load inside a learner's request:
+        lemminflect's word tables (edit names, patterns) and the speller's index, about a second
+        with the reader's settings."""
+        if self.config.gloss_from_edits or self.config.patterns or self.speller is not None:
+            load_word_tables()
+        if self.speller is not None:
+            self.speller.build_index()
 
     def build_prompt(self, sentence: str) -> list[int]:
         """Token ids of `<bos> sentence <sep>`; raises `PromptTooLong` when the answer could not fit."""

@@ -84,6 +84,13 @@ def tags_of(word: str, lemma: str) -> frozenset[str]:
     return frozenset(tag for tag, forms in getAllInflections(lemma).items() if word.lower() in forms)
 
 
+def load_word_tables() -> None:
+    """Read lemminflect's lemma and inflection tables now: it reads them on first use, which takes
+    about a second, so a server does this before it says it is ready."""
+    getAllLemmas("went")
+    getAllInflections("go")
+
+
 def is_word(word: str) -> bool:
     return word.lower() in CLOSED_CLASS or bool(getAllLemmas(word.lower()))
 

@@ -81,6 +81,10 @@ class Speller:
             self._built = dict(index)
         return self._built
 
+    def build_index(self) -> None:
+        """Build the index now rather than inside the first request that needs it."""
+        _ = self._index
+
     def is_nonword(self, word: str) -> bool:
         w = word.lower()
         return w not in self.known and w not in self.counts and not getAllLemmas(w)

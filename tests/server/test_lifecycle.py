@@ -11,6 +11,7 @@ from server_support import error_of, run, served, wait_until
 
 from corrige.server.app import create_app
 from corrige.server.lifecycle import drain
+from corrige.tutor.agent import BUNDLED_MODEL
 
 URL = "/v1/grammar/correct"
 
@@ -43,6 +44,17 @@ def test_the_warm_up_runs_one_rule_search_before_ready_and_leaves_the_cache_empt
             assert (rules.warm_ms is not None) is warmup
             assert (rules.hits, rules.misses, len(rules._cache)) == (0, 0, 0)
     assert sum("rule cards warmed: first search" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_the_warm_up_builds_the_speller_index_of_a_model_that_spells(make_settings):
+    from fastapi.testclient import TestClient
+
+    reader = BUNDLED_MODEL.parent / "reader"
+    for warmup in (True, False):
+        app = create_app(make_settings(model_dir=reader, warmup=warmup, rules="off"))
+        with TestClient(app):
+            speller = app.state.service.tutor.speller
+            assert speller is not None and (speller._built is not None) is warmup
 
 
 def test_before_the_model_is_loaded_routes_answer_503_not_ready(make_settings):

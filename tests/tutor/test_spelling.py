@@ -101,6 +101,14 @@ def tutor() -> Tutor:
     return tiny_tutor(answers, TutorConfig(min_token_prob=0.5), Speller(COUNTS))
 
 
+def test_the_warm_up_builds_the_index_a_request_would_otherwise_build():
+    speller = Speller(COUNTS)
+    cold = tiny_tutor(["We have to take care of the food. / sin errores"], TutorConfig(), speller)
+    assert speller._built is None
+    cold.warm_up()
+    assert speller._built is not None and "which" in speller._built["wich"]
+
+
 def test_spelling_fixes_join_the_models_edits_each_explained(tutor):
     c = read(tutor, "She go to the enviroment.", "She goes to the enviroment. / tercera persona: go → goes")
     assert not c.abstained and c.corrected == "She goes to the environment."
