@@ -18,7 +18,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 
 from corrige.engine import RequestStream
-from corrige.server.deps import ServiceDep, SettingsDep, meta_of, request_id_of
+from corrige.server.context import RequestMeta
+from corrige.server.deps import ServiceDep, SettingsDep, meta_of
 from corrige.server.errors import ApiError, error_body
 from corrige.server.pipeline import Options
 from corrige.server.schemas import (
@@ -52,10 +53,12 @@ CHAT_STREAM = stream_doc(
 _WORD_PIECES = re.compile(r"\s*\S+|\s+")
 
 
-def check_model(name: str, settings: Settings) -> None:
+def served_meta(request: Request, name: str, settings: Settings) -> RequestMeta:
+    """The request's context (id, arrival, trace), once its body has named the model this server serves."""
     if name != settings.model_name:
         message = f"model: unknown model {name!r}; this server serves {settings.model_name!r}"
         raise ApiError(404, "model_not_found", message)
+    return meta_of(request)
 
 
 def usage(prompt_tokens: int, completion_tokens: int) -> OpenAIUsage:
@@ -78,8 +81,7 @@ async def completions(
     body: CompletionRequest, service: ServiceDep, settings: SettingsDep, request: Request
 ) -> Response | CompletionResponse:
     """The raw model: continue a prompt (text after a <bos> token, or token ids)."""
-    check_model(body.model, settings)
-    request_id = request_id_of(request)
+    request_id = served_meta(request, body.model, settings).request_id
     ids, params = service.raw_prompt(
         body.prompt, body.max_tokens, temperature=body.temperature, top_p=body.top_p, seed=body.seed
     )
@@ -153,8 +155,7 @@ async def chat_completions(
     body: ChatCompletionRequest, service: ServiceDep, settings: SettingsDep, request: Request
 ) -> Response | ChatCompletionResponse:
     """The tutor as a chat model: it corrects the last user message and explains in Spanish."""
-    check_model(body.model, settings)
-    meta = meta_of(request)
+    meta = served_meta(request, body.model, settings)
     index, text = last_user_message(body.messages)
     pipeline = service.pipeline
     run = pipeline.begin(meta, Options(rules=False))  # a chat answer has no rule cards
