@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from corrige.corpus.cleaning import (
     DROP_REASONS,
@@ -71,6 +71,11 @@ class Source:
         posix = path.as_posix()
         return any(fnmatch(posix, p) for p in self.patterns) and not any(fnmatch(posix, p) for p in self.excludes)
 
+    @classmethod
+    def in_own_folder(cls, name: str, *extensions: str, **fields: Any) -> Source:
+        """A source whose files are the ones with these extensions in a folder of its name (`…/gutenberg/*.txt`)."""
+        return cls(name=name, patterns=tuple(f"*/{name}/*.{extension}" for extension in extensions), **fields)
+
 
 SOURCES: tuple[Source, ...] = (
     Source(
@@ -97,12 +102,13 @@ SOURCES: tuple[Source, ...] = (
         ),
         reader=read_tatoeba,
     ),
-    Source(
-        name="tatoeba-manythings",
+    Source.in_own_folder(
+        "tatoeba-manythings",
+        "zip",
+        "txt",
         licence="CC BY 2.0 FR",
         attribution="Sentence pairs from www.manythings.org/anki and tatoeba.org (Tatoeba contributors), CC BY 2.0 FR",
         url="https://www.manythings.org/anki/",
-        patterns=("*/tatoeba-manythings/*.zip", "*/tatoeba-manythings/*.txt"),
         reader=read_anki_pairs,
         excludes=("*/_about.txt",),
     ),
@@ -115,30 +121,31 @@ SOURCES: tuple[Source, ...] = (
         patterns=("*/src/epub/text/*.xhtml",),
         reader=read_standard_ebooks,
     ),
-    Source(
-        name="gutenberg",
+    Source.in_own_folder(
+        "gutenberg",
+        "txt",
         licence="Public domain in the USA (Project Gutenberg texts, licence and trademark text removed)",
         attribution="Texts from Project Gutenberg (https://www.gutenberg.org), public domain in the USA",
         url="https://www.gutenberg.org/",
-        patterns=("*/gutenberg/*.txt",),
         reader=read_gutenberg,
     ),
-    Source(
-        name="taskmaster",
+    Source.in_own_folder(
+        "taskmaster",
+        "json",
+        "tsv",
         licence="CC BY 4.0",
         attribution="Taskmaster dialogues by Bill Byrne, Karthik Krishnamoorthi, Saravanan Ganesh and others, "
         "Google LLC, CC BY 4.0",
         url="https://github.com/google-research-datasets/Taskmaster",
-        patterns=("*/taskmaster/*.json", "*/taskmaster/*.tsv"),
         reader=read_taskmaster,
         excludes=("*/ontology/*", "*/sample.json"),
     ),
-    Source(
-        name="common-voice",
+    Source.in_own_folder(
+        "common-voice",
+        "txt",
         licence="CC0 1.0",
         attribution="Sentences from Mozilla Common Voice (https://commonvoice.mozilla.org), CC0 1.0",
         url="https://github.com/common-voice/common-voice",
-        patterns=("*/common-voice/*.txt",),
         reader=read_lines,
     ),
 )
