@@ -60,6 +60,27 @@ PROFESSIONS = frozenset(
     actress writer designer programmer accountant manager cleaner driver builder electrician plumber
     hairdresser vet pharmacist""".split()
 )
+INTENSIFIERS = frozenset("very so too really quite".split())
+# one- and two-syllable adjectives whose comparative is -er ("more easy" → "easier")
+SHORT_ADJECTIVES = frozenset(
+    """easy happy busy big small cheap old young tall short long fast slow hot cold nice large hard high low
+    new quick rich poor strong weak safe late early clean dark warm wide pretty funny lucky heavy""".split()
+)
+# adjectives learners give a plural -s ("very goods", "so expensives"), not nouns as well ("so barbarians")
+PLAIN_ADJECTIVES = SHORT_ADJECTIVES | frozenset(
+    """good bad kind red blue green yellow black white brown grey gray pink orange purple beautiful important
+    different interesting expensive intelligent friendly boring tired difficult famous delicious""".split()
+)
+# what may follow an adjective that ends its phrase ("more easy than", "very goods in")
+AFTER_ADJECTIVE = ENDS_A_PHRASE | frozenset("than in at for to with now here there today that because".split())
+DAYS = frozenset(w for w in CAPITALISED if w.endswith(("day", "days")))
+PAST_PERIODS = DAYS | frozenset("night week month year summer winter spring autumn weekend".split())
+PAST_SUBJECTS = frozenset("i you we they he she".split())
+GERUND_VERBS = frozenset("enjoy enjoys enjoyed avoid avoids avoided finish finishes finished".split())
+LISTEN_FORMS = frozenset("listen listens listened listening".split())
+# what "listen" cannot take without "to": a noun phrase's first word, or an object pronoun
+LISTEN_OBJECTS = frozenset("music the a my your his her our their this that these those me him us them".split())
+WORK_FORMS = frozenset("work works worked working".split())
 ABSTRACT_NOUNS = frozenset("life nature happiness society love".split())
 GENERIC_VERBS = frozenset("is was can has will makes gives".split())
 
@@ -84,6 +105,32 @@ def _is_comparative(word: str) -> bool:
         return True
     lemmas = getAllLemmas(word).get("ADJ", ())
     return word.endswith("er") and bool(lemmas) and word not in lemmas  # not clever, proper, other
+
+
+@lru_cache(maxsize=4096)
+def _past_of(verb: str) -> str | None:
+    """The past of a verb of the list, given as its base or -s form ("go", "goes" → "went");
+    None where the past is the base form ("put") or the word is an auxiliary."""
+    for lemma in getAllLemmas(verb).get("VERB", ()):
+        if lemma in THIRD_PERSON_VERBS and lemma not in ("have", "do") and verb in (lemma, _third_person(lemma)):
+            past = getInflection(lemma, "VBD")
+            return past[0] if past and past[0] != lemma else None
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _is_plural_noun(word: str) -> bool:
+    nouns = getAllLemmas(word).get("NOUN", ())
+    return word == "people" or (bool(nouns) and word not in nouns)
+
+
+@lru_cache(maxsize=4096)
+def _is_base_verb(word: str) -> bool:
+    return word in getAllLemmas(word).get("VERB", ())
+
+
+def _after(words: list[str], i: int) -> str:
+    return words[i] if i < len(words) else "."
 
 
 Rule = Callable[[Sequence[Token], list[str], int], Iterator[Edit]]
@@ -127,6 +174,10 @@ def verb_patterns(tokens: Sequence[Token], words: list[str], text: str) -> Itera
             and words[i + 2] in QUESTION_WORDS
         ):
             yield _edit(tokens, i + 1, i + 2, f"to {words[i + 1]}", "verb_pattern", text)
+        elif words[i] in GERUND_VERBS and words[i + 1] == "to" and _is_base_verb(_after(words, i + 2)):
+            gerund = getInflection(words[i + 2], "VBG")  # "I enjoy to read" → "I enjoy reading"
+            if gerund:
+                yield _edit(tokens, i + 1, i + 3, gerund[0], "verb_pattern", text)
 
 
 def since_for(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
@@ -138,15 +189,23 @@ def since_for(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[
 
 
 def prepositions(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """depends of → on; in Monday → on Monday (not "in Monday's paper"); listen music → listen to music."""
     for i in range(len(words) - 1):
         if words[i] in DEPEND_FORMS and words[i + 1] == "of":
             yield _edit(tokens, i + 1, i + 2, "on", "preposition", text)
+        elif words[i] == "in" and words[i + 1] in DAYS:
+            yield _edit(tokens, i, i + 1, "on", "preposition", text)
+        elif words[i] in LISTEN_FORMS and words[i + 1] in LISTEN_OBJECTS:
+            yield _edit(tokens, i + 1, i + 2, f"to {tokens[i + 1].text}", "preposition", text)
 
 
 def comparatives(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     for i in range(len(words) - 1):
         if words[i] == "more" and _is_comparative(words[i + 1]):
             yield _edit(tokens, i, i + 2, words[i + 1], "comparative", text)
+        elif words[i] == "more" and words[i + 1] in SHORT_ADJECTIVES and _after(words, i + 2) in AFTER_ADJECTIVE:
+            # "more easy than" → "easier than"; before a noun "more" may count it ("more cheap flights")
+            yield _edit(tokens, i, i + 2, getInflection(words[i + 1], "JJR")[0], "comparative", text)
 
 
 def double_negation(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
@@ -156,8 +215,14 @@ def double_negation(tokens: Sequence[Token], words: list[str], text: str) -> Ite
 
 
 def there_are(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """There is two → There are two; There is a lot of parks → There are (a plural noun after the amount)."""
     for i in range(len(words) - 2):
-        if words[i] == "there" and words[i + 1] in ("is", "was") and _is_number(words[i + 2]):
+        if words[i] != "there" or words[i + 1] not in ("is", "was"):
+            continue
+        amount = words[i + 2 : i + 5]
+        many = amount[:3] == ["a", "lot", "of"] or amount[:2] in (["lots", "of"], ["plenty", "of"])
+        noun = _after(words, i + 2 + (3 if amount[:1] == ["a"] else 2))
+        if _is_number(words[i + 2]) or (many and _is_plural_noun(noun)):
             plural = "are" if words[i + 1] == "is" else "were"
             yield _edit(tokens, i + 1, i + 2, plural, "there_is_plural", text)
 
@@ -207,15 +272,21 @@ def articles_a_an(tokens: Sequence[Token], words: list[str], text: str) -> Itera
 
 
 def missing_subject(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
-    """Is raining → It is raining (a statement; "Is it raining?" has its subject)."""
-    if len(words) > 1 and words[0] == "is" and words[1] in WEATHER and not text.rstrip().endswith("?"):
-        yield _edit(tokens, 0, 1, "it is", "missing_subject", text)
+    """Is (very) cold → It is (very) cold, in a statement ("Is it raining?" has its subject);
+    because is sunny → because it is sunny (after "because" a clause needs its subject)."""
+    weather = words[1:2] if words[1:2] and words[1] not in INTENSIFIERS else words[2:3]
+    if words[:1] in (["is"], ["was"]) and weather and weather[0] in WEATHER and not text.rstrip().endswith("?"):
+        yield _edit(tokens, 0, 1, f"it {words[0]}", "missing_subject", text)
+    for i in range(len(words) - 1):
+        if words[i] == "because" and words[i + 1] in ("is", "was"):
+            yield _edit(tokens, i + 1, i + 2, f"it {words[i + 1]}", "missing_subject", text)
 
 
 def profession_article(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """My sister is nurse → is a nurse (before the end of the phrase, not "is student of")."""
     for i in range(len(words) - 1):
-        if words[i] in ("am", "is", "i'm", "he's", "she's") and words[i + 1] in PROFESSIONS:
+        works_as = i > 0 and words[i] == "as" and words[i - 1] in WORK_FORMS
+        if (words[i] in ("am", "is", "i'm", "he's", "she's") or works_as) and words[i + 1] in PROFESSIONS:
             after = words[i + 2] if i + 2 < len(words) else "."
             if after in ENDS_A_PHRASE or after in ("in", "at", "for", "from"):
                 article = "an" if words[i + 1][0] in "aeiou" else "a"
@@ -226,6 +297,33 @@ def generic_the(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
     """The life is hard → Life is hard (only these abstract nouns, only as the sentence's subject)."""
     if len(words) > 2 and words[0] == "the" and words[1] in ABSTRACT_NOUNS and words[2] in GENERIC_VERBS:
         yield _edit(tokens, 0, 2, tokens[1].text.capitalize(), "generic_the", text)
+
+
+def past_marker(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """Yesterday I go → went; Last year we play → played: a sentence that opens in the past,
+    its subject pronoun, then a verb of the list in the present."""
+    if words[:1] == ["yesterday"]:
+        i = 1
+    elif words[:1] == ["last"] and _after(words, 1) in PAST_PERIODS:
+        i = 2
+    else:
+        return
+    i += _after(words, i) == ","
+    past = _past_of(_after(words, i + 1)) if _after(words, i) in PAST_SUBJECTS else None
+    if past:
+        yield _edit(tokens, i + 1, i + 2, past, "past_marker", text)
+
+
+def adjective_plural(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """They are very goods → very good: an adjective with a plural -s after very/so/too."""
+    for i in range(len(words) - 1):
+        word = words[i + 1]
+        if words[i] not in INTENSIFIERS or not word.endswith("s") or _after(words, i + 2) not in AFTER_ADJECTIVE:
+            continue
+        lemmas = getAllLemmas(word)  # no verb ("likes"), no noun of its own ("news", not "goods")
+        own_noun = "NOUN" in lemmas and word[:-1] not in lemmas["NOUN"]
+        if "VERB" not in lemmas and not own_noun and word[:-1] in PLAIN_ADJECTIVES:
+            yield _edit(tokens, i + 1, i + 2, tokens[i + 1].text[:-1], "adjective_plural", text)
 
 
 RULES = (
@@ -245,6 +343,8 @@ RULES = (
     missing_subject,
     profession_article,
     generic_the,
+    past_marker,
+    adjective_plural,
 )
 
 

@@ -21,11 +21,14 @@ from collections.abc import Mapping
 
 from lemminflect import getAllLemmas
 
+from corrige.tutor.edit_labels import CLOSED_CLASS
 from corrige.tutor.edits import Edit
 
 MIN_LENGTH = 3  # shorter non-words are mostly abbreviations ("pm", "st")
 MIN_COUNT = 3  # a suggestion must have been seen this often in training
 MIN_LENGTH_FOR_TWO_EDITS = 6  # two edits from a short word reach too many words
+# what a suggestion may be besides a word lemminflect lists (it lists open-class words only)
+FUNCTION_WORDS = CLOSED_CLASS | frozenset("because although though until unless whether while than then also".split())
 AMBIGUITY_RATIO = 4.0  # the best suggestion must be this much more frequent than the next as close
 
 # letters in any script (café, Ántonia are one word each), with an inner apostrophe (don't)
@@ -110,6 +113,8 @@ class Speller:
         rivals = [r for r in ranked[1:] if r[0] == best_distance]
         if rivals and -best_count < AMBIGUITY_RATIO * -rivals[0][1]:
             return None
+        if best not in FUNCTION_WORDS and not getAllLemmas(best):
+            return None  # a name or a foreign word of the training texts (paella → pamela): no suggestion
         return best
 
     def fixes(self, sentence: str) -> list[Edit]:

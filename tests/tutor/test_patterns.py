@@ -52,6 +52,28 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("My sister is nurse in a hospital.", [("nurse", "a nurse", "profession_article")]),
         ("I'm engineer.", [("engineer", "an engineer", "profession_article")]),
         ("The life is hard.", [("The life", "Life", "generic_the")]),
+        ("Yesterday I play football.", [("play", "played", "past_marker")]),
+        ("Last year, we go to Italy.", [("go", "went", "past_marker")]),
+        ("Yesterday she goes home.", [("goes", "went", "past_marker")]),
+        ("See you in Monday!", [("in", "on", "preposition")]),
+        (
+            "I listen music and listened her songs.",
+            [("music", "to music", "preposition"), ("her", "to her", "preposition")],
+        ),
+        (
+            "Life is more easy here and more cheap than there.",
+            [("more easy", "easier", "comparative"), ("more cheap", "cheaper", "comparative")],
+        ),
+        ("In my city there is a lot of parks.", [("is", "are", "there_is_plural")]),
+        ("There was lots of people.", [("was", "were", "there_is_plural")]),
+        ("Is very cold in winter.", [("Is", "It is", "missing_subject")]),
+        ("I stayed home because was raining.", [("was", "it was", "missing_subject")]),
+        ("She works as waitress.", [("waitress", "a waitress", "profession_article")]),
+        ("I enjoy to play the guitar.", [("to play", "playing", "verb_pattern")]),
+        (
+            "They are very goods and so expensives.",
+            [("goods", "good", "adjective_plural"), ("expensives", "expensive", "adjective_plural")],
+        ),
     ],
 )
 def test_a_pattern_is_fixed(sentence, expected):
@@ -85,6 +107,19 @@ def test_a_pattern_is_fixed(sentence, expected):
         "Is it raining?",
         "He is student of law.",
         "The nature of the problem is hard.",
+        "Yesterday I put it there.",  # "put" may be past
+        "Yesterday I have been busy.",  # an auxiliary: not a local fix
+        "Last time I go there, I will call you.",  # "last time" does not put the clause in the past
+        "I saw it yesterday and I go there today.",  # the past marker is not at the start
+        "In Monday's paper there was nothing.",
+        "Listen to me and listen carefully.",
+        "I want more cheap flights and more easy tasks.",  # "more" counts the noun
+        "There is a lot of news and a lot of water.",  # no plural noun
+        "Is it very cold?",
+        "It is so news and she really likes it.",  # "news" is a noun of its own, "likes" a verb
+        "The people are not quite barbarians.",  # an adjective that is a noun as well
+        "He works as a teacher.",
+        "I enjoy to the end.",
     ],
 )
 def test_a_correct_or_ambiguous_sentence_is_left_alone(sentence):

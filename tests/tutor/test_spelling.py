@@ -69,6 +69,13 @@ def test_no_suggestion_where_a_guess_would_be_unsafe(speller, word, why):
     assert speller.suggest(word) is None, why
 
 
+def test_a_name_or_foreign_word_of_the_training_texts_is_never_suggested():
+    # "pamela" (a name, written in lower case in the counts) is the closest word to "pamella"
+    speller = Speller({**COUNTS, "pamela": 90, "because": 400})
+    assert speller.suggest("pamella") is None
+    assert speller.suggest("becuase") == "because"  # a function word lemminflect does not list
+
+
 def test_fixes_skip_capitalised_words_and_give_offsets(speller):
     sentence = "Wich food, Carlos, wich is realy good in Valencia."
     fixes = speller.fixes(sentence)
