@@ -34,23 +34,38 @@ class ErrorCode:
     unstated: tuple[str, ...] = ()  # where a request its schema allows may still get it
 
 
+# operations that several codes name
+CHAT = "POST /v1/chat/completions"
+CHECK = "POST /v2/check"
+COMPLETIONS = "POST /v1/completions"
+RULES_TOOL = "POST /v1/tools/rules"
+OBS_SUMMARY = "GET /v1/obs/summary"
+READYZ = "GET /readyz"
+EXAM_ANSWERS = "POST /portal/api/exams/{exam_id}/answers"
+
+
+def _body_guard(status: int, code: str, when: str) -> ErrorCode:
+    """A refusal of the body guard, which reads the body of every POST."""
+    return ErrorCode(status, code, when, where=("body",))
+
+
+def _text_guard(code: str, when: str) -> ErrorCode:
+    """A 400 of the learner-text guard (`check_text`): the text fields' schemas state it; chat messages and
+    `/v2/check`'s form do not."""
+    return ErrorCode(400, code, when, where=("text", CHAT, CHECK), unstated=(CHAT, CHECK))
+
+
 ERROR_CODES: tuple[ErrorCode, ...] = (
-    ErrorCode(400, "invalid_json", "the body is not valid JSON, or nests deeper than 32 levels", where=("body",)),
-    ErrorCode(400, "invalid_encoding", "the body is not UTF-8, or the text holds a lone surrogate", where=("body",)),
-    ErrorCode(
-        400,
+    _body_guard(400, "invalid_json", "the body is not valid JSON, or nests deeper than 32 levels"),
+    _body_guard(400, "invalid_encoding", "the body is not UTF-8, or the text holds a lone surrogate"),
+    _text_guard(
         "invalid_characters",
         "NUL or another control character (tab and newlines are fine), a bidirectional override, a BOM",
-        where=("text", "POST /v1/chat/completions", "POST /v2/check"),
-        unstated=("POST /v1/chat/completions", "POST /v2/check"),
     ),
-    ErrorCode(
-        400,
+    _text_guard(
         "prompt_injection",
         "one of the model's special tokens written out (`<\\|sep\\|>`, `<\\|gloss\\|>`, …);"
         " a slash or a lone `<\\|` is only text",
-        where=("text", "POST /v1/chat/completions", "POST /v2/check"),
-        unstated=("POST /v1/chat/completions", "POST /v2/check"),
     ),
     ErrorCode(
         401,
@@ -59,29 +74,22 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
         where=("operator",),
     ),
     ErrorCode(404, "not_found", "no such route", where=()),
-    ErrorCode(
-        404,
-        "model_not_found",
-        "an OpenAI route named another model",
-        where=("POST /v1/completions", "POST /v1/chat/completions"),
-    ),
+    ErrorCode(404, "model_not_found", "an OpenAI route named another model", where=(COMPLETIONS, CHAT)),
     ErrorCode(
         404, "metrics_disabled", "`/metrics` on a server started with `CORRIGE_METRICS=false`", where=("GET /metrics",)
     ),
     ErrorCode(405, "method_not_allowed", "wrong method for the route", where=()),
-    ErrorCode(
+    _body_guard(
         408,
         "body_timeout",
         "the body did not arrive within `body_timeout_s` of the request's headers; `Connection: close`",
-        where=("body",),
     ),
-    ErrorCode(
+    _body_guard(
         413,
         "body_too_large",
         "the body is over `max_body_bytes` (refused by `Content-Length`, or as soon as the count passes it)",
-        where=("body",),
     ),
-    ErrorCode(415, "unsupported_media_type", "a body without `Content-Type: application/json`", where=("body",)),
+    _body_guard(415, "unsupported_media_type", "a body without `Content-Type: application/json`"),
     ErrorCode(
         422,
         "validation_error",
@@ -89,18 +97,12 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
         "a path id out of range; the message names it (`sentence: Input should be a valid string`, `sentences[1]: …`)",
         where=("params",),
     ),
-    ErrorCode(
-        422,
-        "empty_sentence",
-        "the sentence is empty or blank",
-        where=("text:sentence", "POST /v1/chat/completions"),
-        unstated=("POST /v1/chat/completions",),
-    ),
+    ErrorCode(422, "empty_sentence", "the sentence is empty or blank", where=("text:sentence", CHAT), unstated=(CHAT,)),
     ErrorCode(
         422,
         "prompt_too_long",
         "the sentence is over `max_sentence_chars`, or too long for the model's window with room for the answer",
-        where=("text:sentence", "POST /v1/chat/completions"),
+        where=("text:sentence", CHAT),
         unstated=("any",),
     ),
     ErrorCode(422, "empty_text", "`text` is empty or blank", where=("text:text",)),
@@ -109,8 +111,8 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
         "text_too_long",
         "`text` is over 5,000 characters (a sentence too long for the model's window is never a reason: "
         "it is cut at clause boundaries or passed through flagged)",
-        where=("text:text", "POST /v2/check"),
-        unstated=("POST /v2/check",),
+        where=("text:text", CHECK),
+        unstated=(CHECK,),
     ),
     ErrorCode(
         422,
@@ -131,22 +133,22 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
         400,
         "missing_parameter",
         "`/v2/check` without `language`, or without both `text` and `data` (LanguageTool's API: plain text)",
-        where=("POST /v2/check",),
+        where=(CHECK,),
     ),
     ErrorCode(
         400,
         "unsupported_language",
         "`/v2/check` with a `language` other than English's (`en`, `en-US`, …, `auto`), or `auto` on a text "
         "that is not English",
-        where=("POST /v2/check",),
-        unstated=("POST /v2/check",),
+        where=(CHECK,),
+        unstated=(CHECK,),
     ),
     ErrorCode(
         400,
         "invalid_data",
         '`/v2/check`\'s `data` is not LanguageTool\'s annotation (`{"annotation": [{"text": …}, {"markup": …}]}`)',
-        where=("POST /v2/check",),
-        unstated=("POST /v2/check",),
+        where=(CHECK,),
+        unstated=(CHECK,),
     ),
     ErrorCode(
         422, "batch_too_large", "more sentences than `max_batch_sentences`", where=("POST /v1/grammar/correct:batch",)
@@ -156,14 +158,14 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
         422,
         "invalid_request",
         "the engine cannot serve it as asked (e.g. `max_tokens` beyond the window)",
-        where=("POST /v1/completions",),
+        where=(COMPLETIONS,),
         unstated=("any",),
     ),
     ErrorCode(
         422,
         "unknown_profile",
         "`/v1/obs/summary` or `/dashboard` named a budget profile the file lacks",
-        where=("GET /v1/obs/summary",),
+        where=(OBS_SUMMARY,),
     ),
     ErrorCode(
         429,
@@ -173,31 +175,22 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
         where=("rate_limited",),
     ),
     ErrorCode(500, "internal_error", "a bug or a model failure (logged with the request id)", where=("any",)),
-    ErrorCode(500, "bad_budget", "the latency budget file cannot be read (logged)", where=("GET /v1/obs/summary",)),
+    ErrorCode(500, "bad_budget", "the latency budget file cannot be read (logged)", where=(OBS_SUMMARY,)),
     ErrorCode(
         502,
         "tool_failed",
         "a subprocess tool (`/v1/tools/rules`) failed or answered garbage (logged)",
-        where=("POST /v1/tools/rules",),
+        where=(RULES_TOOL,),
     ),
     ErrorCode(503, "overloaded", "the engine's waiting queue is full (`max_waiting`); `Retry-After`", where=("model",)),
     ErrorCode(
-        503,
-        "tools_busy",
-        "`max_tool_processes` tool processes are already running; `Retry-After`",
-        where=("POST /v1/tools/rules",),
+        503, "tools_busy", "`max_tool_processes` tool processes are already running; `Retry-After`", where=(RULES_TOOL,)
     ),
     ErrorCode(
-        503,
-        "draining",
-        "the server is shutting down; `Retry-After`, `Connection: close`",
-        where=("drained", "GET /readyz"),
+        503, "draining", "the server is shutting down; `Retry-After`, `Connection: close`", where=("drained", READYZ)
     ),
     ErrorCode(
-        503,
-        "not_ready",
-        "the model is not loaded yet, or the engine stopped; `Retry-After`",
-        where=("loaded", "GET /readyz"),
+        503, "not_ready", "the model is not loaded yet, or the engine stopped; `Retry-After`", where=("loaded", READYZ)
     ),
     ErrorCode(
         503,
@@ -210,7 +203,7 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
         "engine_restarting",
         "the engine process died while the request was in flight, or `/readyz` while a new one starts "
         "(requests sent meanwhile wait for it); `Retry-After`",
-        where=("model", "GET /readyz"),
+        where=("model", READYZ),
     ),
     ErrorCode(
         503,
@@ -237,15 +230,9 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
         "exam_not_found",
         "no such exam for this learner",
         "portal",
-        where=("GET /portal/api/exams/{exam_id}", "POST /portal/api/exams/{exam_id}/answers"),
+        where=("GET /portal/api/exams/{exam_id}", EXAM_ANSWERS),
     ),
-    ErrorCode(
-        409,
-        "already_answered",
-        "an exam question answered twice",
-        "portal",
-        where=("POST /portal/api/exams/{exam_id}/answers",),
-    ),
+    ErrorCode(409, "already_answered", "an exam question answered twice", "portal", where=(EXAM_ANSWERS,)),
     ErrorCode(422, "empty_answer", "a blank answer", "portal", where=("text:answer",)),
     ErrorCode(422, "answer_too_long", "an answer over `MAX_SENTENCE_CHARS`", "portal", where=("text:answer",)),
     ErrorCode(
@@ -253,7 +240,7 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
         "question_not_in_exam",
         "answering an exam with a question it does not have",
         "portal",
-        where=("POST /portal/api/exams/{exam_id}/answers",),
+        where=(EXAM_ANSWERS,),
         unstated=("any",),
     ),
     ErrorCode(
