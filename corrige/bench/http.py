@@ -151,7 +151,7 @@ def run_http_bench(
     }
     result = {
         "machine": machine_info(blas_limit),
-        "model": str(model) if model else "bundled (corrige/models/seed)",
+        "model": str(model) if model else "bundled (corrige/models/reader)",
         "settings": {
             "requests": requests,
             "warmup": warmup,

@@ -81,7 +81,7 @@ def run_text_bench(
         "machine": machine_info(blas_limit)
         | {"load_average_before": load_before and [round(x, 2) for x in load_before]}
         | {"load_average_after": load_after and [round(x, 2) for x in load_after]},
-        "model": str(model) if model else "bundled (corrige/models/seed)",
+        "model": str(model) if model else "bundled (corrige/models/reader)",
         "settings": {"requests": requests, "warmup": warmup, "batching": batching, "clients": 1},
         "email": {"words": len(EMAIL.split()), "chars": len(EMAIL), **recorded.shape},
         "series": {name: vars(row) for name, row in rows.items()},

@@ -32,7 +32,7 @@ app.add_typer(corpus_app, name="corpus")
 console = Console()
 
 # Which model a command runs when --model is not given; "the bundled tutor" read like corrige/models/tutor.
-DEFAULT_MODEL = "the bundled seed model, corrige/models/seed"
+DEFAULT_MODEL = "the bundled reader model, corrige/models/reader"
 MODEL_HELP = f"Model directory.  [default: {DEFAULT_MODEL}]"
 
 

@@ -1,16 +1,18 @@
 """Quiz questions and grading.
 
-Questions come from the bundled tutor's held-out test split (`make_splits(0, 0, 0, 2000)`,
+Questions come from the seed model's held-out test split (`make_splits(0, 0, 0, 2000)`,
 the split its model card is evaluated on), keeping the examples with exactly one error: a
 learner fixes one thing at a time, and a single reference edit makes "close" well defined.
 The bank is deterministic, so a question id (`q<index>`) means the same sentence after a
 restart, in every process.
 
 Every question's reference answer is checked when the bank is built (`check_answers`): the
-bundled tutor runs over the question and over its reference correction, and the grader over
-what it says. A question whose reference the tutor would change (a second error left in it), or
-whose own correction by the tutor (the "tutor says" line of the feedback) the grader calls
-wrong, is left out, so the feedback never contradicts itself.
+seed model (the course's, whose grammar the questions come from) runs over the question and over
+its reference correction, and the grader over what it says. A question whose reference the tutor
+would change (a second error left in it), or whose own correction by the tutor (the "tutor says"
+line of the feedback) the grader calls wrong, is left out. The server may run another model: the
+feedback then shows its correction only where the grader does not call it wrong
+(`views.feedback_view`), so the feedback never contradicts itself.
 
 Grading compares the learner's answer with the reference correction:
 
@@ -50,7 +52,7 @@ from typing import Protocol
 logger = logging.getLogger(__name__)
 
 EXAM_LENGTH = 10
-BANK_DATA_SEED = 0  # the bundled tutor's data seed (its synthetic splits)
+BANK_DATA_SEED = 0  # the seed model's data seed (its synthetic splits)
 BANK_SPLIT_SIZE = 2000  # the model card's synthetic test split
 
 BANK_FORMAT = 2  # bump when Question's fields or the check change
@@ -158,21 +160,21 @@ class QuestionBank:
 
     @classmethod
     def cached(cls, directory: Path, data_seed: int = BANK_DATA_SEED, n: int = BANK_SPLIT_SIZE) -> QuestionBank:
-        """`build`, checked with the bundled tutor, kept as JSON in `directory` so a restart reads it
+        """`build`, checked with the seed model, kept as JSON in `directory` so a restart reads it
         in milliseconds. The file's name carries a digest of what the bank depends on (the generator,
-        the tutor and its runtime, the grader, the bundled model's files), so a change builds anew."""
-        from corrige.tutor.agent import BUNDLED_MODEL, Tutor
+        the tutor and its runtime, the grader, the seed model's files), so a change builds anew."""
+        from corrige.tutor.agent import SEED_MODEL, Tutor
 
         digest = hashlib.sha256(f"{BANK_FORMAT}:{data_seed}:{n}".encode())
         sources = [path for folder, pattern in _SOURCES for path in sorted((_PACKAGE / folder).glob(pattern))]
-        for source in sources + sorted(path for path in BUNDLED_MODEL.iterdir() if path.is_file()):
+        for source in sources + sorted(path for path in SEED_MODEL.iterdir() if path.is_file()):
             digest.update(source.name.encode() + source.read_bytes())
         path = directory / f"questions-{digest.hexdigest()[:16]}.json"
         try:
             return cls([Question(**q) for q in json.loads(path.read_text(encoding="utf-8"))])
         except (OSError, ValueError, TypeError):
             pass  # missing or unreadable: build it
-        bank = cls.build(data_seed, n, tutor=Tutor.load(BUNDLED_MODEL))
+        bank = cls.build(data_seed, n, tutor=Tutor.load(SEED_MODEL))
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
             directory.mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,7 @@ from typing import Any
 
 from corrige.portal.highlight import answer_segments, segments
 from corrige.portal.i18n import Text
-from corrige.portal.quiz import POINTS, Grade, Question
+from corrige.portal.quiz import POINTS, Grade, Question, grade
 from corrige.portal.store import CategoryProgress, Exam, Submission
 from corrige.tutor.edits import Edit
 
@@ -133,7 +133,10 @@ def question_view(q: Question, t: Text) -> dict:
 
 def feedback_view(sub: Submission, question: Question | None, card: dict | None, t: Text) -> dict:
     """A graded answer: the grade, the answer marked up into the expected correction, the gloss of
-    the error, the tutor model's own correction of the question, and the rule card."""
+    the error, the tutor model's own correction of the question (empty where the grader calls it
+    wrong: the bank was checked with the seed model, and the served one may miss what it fixes),
+    and the rule card."""
+    tutor_wrong = grade(sub.question, sub.expected, sub.tutor) is Grade.WRONG
     return {
         "submission_id": sub.id,
         "question_id": sub.question_id,
@@ -147,7 +150,7 @@ def feedback_view(sub: Submission, question: Question | None, card: dict | None,
         if sub.grade != Grade.EXACT
         else [],
         "explanation": question.gloss if question else "",
-        "tutor": sub.tutor,
+        "tutor": "" if tutor_wrong else sub.tutor,
         "category": sub.category,
         "category_label": t.category(sub.category),
         "rule": card,

@@ -35,7 +35,7 @@ class Settings(BaseSettings):
     access_log: bool = True  # uvicorn's one line per request
 
     # ---- model ----
-    model_dir: Path | None = None  # None: the bundled model (corrige/models/seed)
+    model_dir: Path | None = None  # None: the bundled model (corrige/models/reader)
     model_name: str = "corrige-tutor"  # the id `/v1/models` lists and the OpenAI routes accept
     warmup: bool = True  # run one correction before reporting ready
     blas_threads: int = Field(1, ge=0)  # 0: leave BLAS alone; 1 keeps its threads from fighting the engine's

@@ -108,9 +108,9 @@ def test_serve_help_states_each_settings_default_and_variable():
 
 
 def test_the_default_model_is_named_exactly():
-    """Every --model that defaults to nothing says which model that is: the seed model, not corrige/models/tutor."""
-    seed = str(BUNDLED_MODEL.relative_to(REPO))
-    assert seed == "corrige/models/seed"
+    """Every --model that defaults to nothing says which model that is: the reader model, not corrige/models/tutor."""
+    bundled = str(BUNDLED_MODEL.relative_to(REPO))
+    assert bundled == "corrige/models/reader"
     with_model = [
         path for path, command in ALL if any(o.name == "model" and o.default is None for o in options(command))
     ]
@@ -121,7 +121,7 @@ def test_the_default_model_is_named_exactly():
         (option,) = [o for o in options(dict(ALL)[path]) if o.name == "model"]
         assert "[default: " in option.help, path
         if "bundled" in option.help:
-            assert f"[default: the bundled seed model, {seed}" in option.help, path
+            assert f"[default: the bundled reader model, {bundled}" in option.help, path
         assert "bundled tutor" not in option.help, path  # reads like corrige/models/tutor, the other model
 
 

@@ -76,13 +76,28 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
     ("BENCHMARKS.md", "corrige eval --model corrige/models/tutor --card"): (NOT_RUN, "rewrites the model cards"),
     ("BENCHMARKS.md", "corrige bench engine --model"): (NOT_RUN, "a benchmark: 80 s"),
     ("BENCHMARKS.md", "corrige bench speculative"): (NOT_RUN, "a benchmark: 80 s"),
-    ("BENCHMARKS.md", "corrige bench http --requests 300"): (NOT_RUN, "a benchmark: 300 requests a side"),
-    ("BENCHMARKS.md", "corrige bench text --requests 200"): (NOT_RUN, "a benchmark: 200 requests of each"),
+    ("BENCHMARKS.md", "corrige bench http --model corrige/models/seed --requests 300"): (
+        NOT_RUN,
+        "a benchmark: 300 requests a side",
+    ),
+    ("BENCHMARKS.md", "corrige bench text --model corrige/models/seed --requests 200"): (
+        NOT_RUN,
+        "a benchmark: 200 requests of each",
+    ),
     ("BENCHMARKS.md", "corrige bench load --url"): (NO_OUTPUT, "an outline of three commands (`...`)"),
     ("BENCHMARKS.md", "--dod-clients 0"): (NOT_RUN, "benchmarks: 166 s and more"),
-    ("BENCHMARKS.md", "corrige bench observability --rounds 48"): (NOT_RUN, "a benchmark: about 7 minutes"),
-    ("BENCHMARKS.md", "corrige bench soak --minutes 5"): (NOT_RUN, "a soak: about 6 minutes"),
-    ("BENCHMARKS.md", "corrige bench fuzz --minutes 10"): (NOT_RUN, "a fuzz run: 10 minutes"),
+    ("BENCHMARKS.md", "corrige bench observability --model corrige/models/seed --rounds 48"): (
+        NOT_RUN,
+        "a benchmark: about 7 minutes",
+    ),
+    ("BENCHMARKS.md", "corrige bench soak --model corrige/models/seed --minutes 5"): (
+        NOT_RUN,
+        "a soak: about 6 minutes",
+    ),
+    ("BENCHMARKS.md", "corrige bench fuzz --model corrige/models/seed --minutes 10"): (
+        NOT_RUN,
+        "a fuzz run: 10 minutes",
+    ),
     ("corpus.md", "tatoeba-manythings/{fra,deu,jpn,nld}-eng.zip"): (NO_OUTPUT, "a folder layout"),
     ("corpus.md", "corrige corpus build /work/corpus-raw"): (
         NOT_RUN,
@@ -109,7 +124,7 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
         NOT_RUN,
         "needs a PostgreSQL server; tests/web runs `corrige serve` on a real one",
     ),
-    ("BENCHMARKS.md", "corrige bench portal --rounds 200 --warmup 40 --database"): (
+    ("BENCHMARKS.md", "corrige bench portal --model corrige/models/seed --rounds 200 --warmup 40 --database"): (
         NOT_RUN,
         "a benchmark: two servers, 1,200 timed requests, a PostgreSQL server",
     ),

@@ -218,14 +218,15 @@ def test_tsv_reader_halves_and_columns(tmp_path):
 
 # --- the tutor -------------------------------------------------------------------------------
 
-LONG = " ".join(["My friends and I usually walk to the big park near the old station on Sunday morning"] * 3) + "."
+# too long for the window of every bundled model (136 words)
+LONG = " ".join(["My friends and I usually walk to the big park near the old station on Sunday morning"] * 8) + "."
 
 
 @pytest.fixture(scope="module")
 def tutor():
-    from corrige.tutor.agent import Tutor
+    from corrige.tutor.agent import SEED_MODEL, Tutor
 
-    return Tutor.load()
+    return Tutor.load(SEED_MODEL)  # its 64-token window: a 30-word sentence is too long for it
 
 
 def test_predict_sets_refusals_apart(tutor):

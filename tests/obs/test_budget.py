@@ -152,9 +152,9 @@ def test_bundled_file_names_a_profile_and_a_reason_for_each_bundled_model():
 def test_the_server_names_its_model_by_directory(tmp_path):
     from corrige.server.settings import Settings
 
-    assert Settings().served_model == "seed"  # the bundled model
+    assert Settings().served_model == "reader"  # the bundled model
     assert Settings(model_dir=Path("corrige/models/tutor/")).served_model == "tutor"
-    assert load_budget(model=Settings().served_model).why == load_budget(model="seed").why
+    assert load_budget(model=Settings().served_model).why == load_budget(model="reader").why
 
 
 # ---- the report ----

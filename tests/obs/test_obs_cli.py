@@ -35,17 +35,17 @@ def test_budget_json_is_the_budget_report_of_the_last_traces(store_path):
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     store = TraceStore(store_path)
-    expected = budget_report(TraceTable.from_traces(store.traces(300)), load_budget(model="seed")).to_dict()
+    expected = budget_report(TraceTable.from_traces(store.traces(300)), load_budget(model="reader")).to_dict()
     assert data == expected
     assert data["profile"] == "tutor" and data["traces"] == 300
-    assert data["model"] == "seed" and "upper bound" in data["why"]  # the bundled model's profile, and why
+    assert data["model"] == "reader" and "closest" in data["why"]  # the bundled model's profile, and why
     assert data["formula"]["dominant"] == "K·t_decode_step"
 
 
 def test_budget_table_lists_every_stage_and_the_formula(store_path):
     result = invoke("budget", "--store", str(store_path), "--profile", "reference")
     assert result.exit_code == 0, result.output
-    assert "profile reference for the seed model: asked for" in result.output
+    assert "profile reference for the reader model: asked for" in result.output
     for stage in ("decode", "queue wait", "total", "5,000"):
         assert stage in result.output
     assert "t_total = t_parse + t_tokenize" in result.output
@@ -67,7 +67,7 @@ def test_budget_greys_a_stage_on_too_few_samples_and_flags_it_on_enough(store_pa
     ][0]["n"]
     assert 50 <= n <= 60 < 100  # a refused request has no decode
     assert f"too few samples to judge (under 100 traces): decode (n={n})" in few.output
-    assert "no [models.seed]" in few.output  # the reason, printed as text (not read as markup)
+    assert "no [models.reader]" in " ".join(few.output.split())  # the reason, printed as text (not read as markup)
     assert "no stage with a sustained burn" in few.output
     enough = invoke("budget", "--store", str(store_path), "--file", str(tight), "--last", "400")
     assert "sustained burn > 1.5x: decode" in enough.output

@@ -9,7 +9,7 @@ from server_support import bundled_model_available
 from corrige.server.app import create_app
 from corrige.server.settings import Settings
 
-pytestmark = pytest.mark.skipif(not bundled_model_available(), reason="the bundled model is not in corrige/models/seed")
+pytestmark = pytest.mark.skipif(not bundled_model_available(), reason="no model in corrige/models/reader")
 
 
 @pytest.fixture(scope="module")
@@ -51,4 +51,5 @@ def test_the_tutor_says_which_sentences_fit_its_window():
 
     tutor = Tutor.load()
     assert tutor.fits("Yesterday I goed to the store")
-    assert not tutor.fits(" ".join(["Our grandfather will open a bank account but he won't write a story"] * 3))
+    story = "Our grandfather will open a bank account but he won't write a story"
+    assert not tutor.fits(" ".join([story] * 16))  # 224 words

@@ -18,7 +18,7 @@ from corrige.server.languagetool import CODE_HEADER, rule_id, rules_table
 from corrige.server.settings import Settings
 from corrige.tutor.categories import CATEGORY_IDS
 
-pytestmark = pytest.mark.skipif(not bundled_model_available(), reason="the bundled model is not in corrige/models/seed")
+pytestmark = pytest.mark.skipif(not bundled_model_available(), reason="no model in corrige/models/reader")
 
 TEXT = "Yesterday I goed to the store. My father work in a factory."
 SPANISH = "Hola, me llamo Ana y vivo en Madrid con mi familia desde hace muchos años."

@@ -14,7 +14,7 @@ from test_grammar_api import parse_sse
 from corrige.server.app import create_app
 from corrige.server.settings import Settings
 
-pytestmark = pytest.mark.skipif(not bundled_model_available(), reason="the bundled model is not in corrige/models/seed")
+pytestmark = pytest.mark.skipif(not bundled_model_available(), reason="no model in corrige/models/reader")
 
 EMAIL = (
     "Dear Mrs. Brown,\n\nYesterday I goed to the beach with my family.  My father work in a factory.\n"
@@ -104,7 +104,7 @@ def test_bad_texts_get_a_clear_answer(client, text, status, code, says):
 
 
 def test_a_long_sentence_and_mixed_scripts_never_refuse_the_text(client):
-    text = "I " + " ".join(["really"] * 40) + " like it. My name is Иван. She go to the gym every day."
+    text = "I " + " ".join(["really"] * 150) + " like it. My name is Иван. She go to the gym every day."
     response = client.post("/v1/grammar/correct", json={"text": text})
     assert response.status_code == 200
     statuses = [(s["status"], s["reason"]) for s in response.json()["sentences"]]

@@ -10,6 +10,7 @@ from corrige.model.weights import random_params
 from corrige.tokenizer import BPETokenizer
 from corrige.tutor.agent import (
     BUNDLED_MODEL,
+    SEED_MODEL,
     Tutor,
     TutorConfig,
     changed_settings,
@@ -115,8 +116,8 @@ def test_a_model_directory_carries_its_tuned_threshold(tmp_path):
     import shutil
 
     model = tmp_path / "model"
-    shutil.copytree(BUNDLED_MODEL, model)
-    assert Tutor.load(model).config == TutorConfig(patterns=True)  # the bundled model's tutor.json
+    shutil.copytree(SEED_MODEL, model)
+    assert Tutor.load(model).config == TutorConfig(patterns=True)  # the seed model's tutor.json
     assert changed_settings(Tutor.load(model).config) == {"patterns": True}
     (model / "tutor.json").unlink()
     assert Tutor.load(model).config == TutorConfig()  # no tutor.json: the defaults

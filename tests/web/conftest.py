@@ -23,9 +23,9 @@ sys.path.insert(0, str(ROOT / "tests" / "server"))
 
 from e2e_support import ServerProcess  # noqa: E402
 from postgres_support import Backend, make_backend, start_postgres  # noqa: E402
-from server_support import build_fixture_model, bundled_model_available  # noqa: E402
+from server_support import build_fixture_model  # noqa: E402
 
-from corrige.tutor.agent import BUNDLED_MODEL  # noqa: E402
+from corrige.tutor.agent import SEED_MODEL  # noqa: E402
 
 ARTIFACTS = ROOT / "test-artifacts"
 UVICORN = ["-m", "uvicorn", "--factory", "corrige.server.app:app_from_env", "--no-access-log", "--log-level", "warning"]
@@ -39,9 +39,10 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 @pytest.fixture(scope="session")
 def model_dir(tmp_path_factory) -> Path:
-    """The bundled tutor when it is there (real corrections), else a random fixture model."""
-    if bundled_model_available():
-        return BUNDLED_MODEL
+    """The seed model when it is there (real corrections, and the model that checked the quiz bank,
+    so every question's feedback shows the tutor's correction), else a random fixture model."""
+    if (SEED_MODEL / "model.safetensors").is_file():
+        return SEED_MODEL
     return build_fixture_model(tmp_path_factory.mktemp("web-model"))
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from corrige.portal.quiz import Grade, QuestionBank, check_answers, collapse, grade
-from corrige.tutor.agent import BUNDLED_MODEL, Tutor
+from corrige.tutor.agent import SEED_MODEL, Tutor
 from corrige.tutor.retrieval import default_cache_dir
 
 PORTAL_DOC = Path(__file__).resolve().parents[2] / "docs" / "portal.md"
@@ -28,7 +28,7 @@ def _one_blas_thread():
 
 @pytest.fixture(scope="module")
 def tutor() -> Tutor:
-    return Tutor.load(BUNDLED_MODEL)
+    return Tutor.load(SEED_MODEL)  # the model that checks the bank
 
 
 @pytest.fixture(scope="module")

@@ -108,3 +108,18 @@ def test_the_bank_is_cached_as_json_and_rebuilt_when_the_file_is_bad(tmp_path):
     cache.write_text("{not json", encoding="utf-8")
     assert QuestionBank.cached(tmp_path, n=80).questions == built.questions
     assert [p.name for p in tmp_path.iterdir()] == [cache.name] and cache.read_text().startswith("[")
+
+
+def test_the_feedback_shows_the_tutors_correction_only_where_the_grader_agrees_with_it():
+    """The bank is checked with the seed model; a server running another model may keep the error
+    the question tests, and the feedback must not show that as the tutor's correction."""
+    from test_portal_store import submission  # "She is a engineer." answered exactly
+
+    from corrige.portal.i18n import TEXTS
+    from corrige.portal.views import feedback_view
+
+    def feedback(tutor: str) -> str:
+        return feedback_view(submission(tutor=tutor), None, None, TEXTS["en"])["tutor"]
+
+    assert feedback("She is an engineer.") == "She is an engineer."
+    assert feedback("She is a engineer.") == ""  # the error kept: not shown
