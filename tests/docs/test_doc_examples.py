@@ -75,6 +75,7 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
     ("BENCHMARKS.md", "--batches 1,4,16"): (NOT_RUN, "benchmarks that write docs/bench"),
     ("BENCHMARKS.md", "corrige eval --model corrige/models/tutor --card"): (NOT_RUN, "rewrites the model cards"),
     ("BENCHMARKS.md", "corrige bench engine --model"): (NOT_RUN, "a benchmark: 80 s"),
+    ("BENCHMARKS.md", "corrige bench sweep --output docs/bench/sweep-reader.json"): (NOT_RUN, "a benchmark: 81 s"),
     ("BENCHMARKS.md", "corrige bench speculative"): (NOT_RUN, "a benchmark: 80 s"),
     ("BENCHMARKS.md", "corrige bench http --model corrige/models/seed --requests 300"): (
         NOT_RUN,
