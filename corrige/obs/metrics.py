@@ -27,7 +27,7 @@ from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
 
 from corrige.obs import spans as S
-from corrige.obs.records import FinishedRecord, SnapshotRecord, StepRecord
+from corrige.obs.records import EngineSnapshot, FinishedRecord, StepStats
 from corrige.obs.store import SpanRecord
 
 PREFIX = "corrige:"
@@ -159,7 +159,7 @@ class ServerMetrics:
 
     def __init__(
         self,
-        snapshot: Callable[[], SnapshotRecord] | None = None,
+        snapshot: Callable[[], EngineSnapshot] | None = None,
         orphans: Callable[[], int] | None = None,
         allocations: Mapping[str, tuple[float, tuple[str, ...]]] | None = None,
         orphan_cache_s: float = 5.0,
@@ -249,7 +249,7 @@ class ServerMetrics:
             child = self._children[key] = metric.labels(*labels)
         return child
 
-    def on_step(self, step: StepRecord) -> None:  # the engine's side
+    def on_step(self, step: StepStats) -> None:  # the engine's side
         self.batch.observe(step.batch_size)
         if step.num_draft_tokens:
             self.draft_tokens.inc(step.num_draft_tokens)

@@ -17,7 +17,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from corrige.obs.records import StepRecord
+from corrige.obs.records import StepStats
 
 _SERIES = ("steps", "batch_mean", "batch_max", "waiting_mean", "waiting_max", "running_max", "tokens", "busy")
 
@@ -62,7 +62,7 @@ class StepHistory:
         self._done: deque[_Bucket] = deque(maxlen=self.capacity)
         self._current: _Bucket | None = None
 
-    def on_step(self, stats: StepRecord) -> None:
+    def on_step(self, stats: StepStats) -> None:
         key = int(stats.time // self.bucket_s)
         with self._lock:
             bucket = self._current
