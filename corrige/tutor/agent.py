@@ -266,18 +266,12 @@ class TutorFront:
 class Tutor(TutorFront):
     """Corrects sentences with a trained model directory (weights + tokenizer)."""
 
-    def __init__(
-        self,
-        weights: RuntimeWeights,
-        tokenizer: BPETokenizer,
-        config: TutorConfig | None = None,
-        known_words: frozenset[str] | None = None,
-        speller: Speller | None = None,
-    ) -> None:
-        super().__init__(weights.cfg, tokenizer, config, known_words, speller)
+    def __init__(self, weights: RuntimeWeights, front: TutorFront) -> None:
+        """`front`'s tokenizer, config, known words and speller, over `weights` (the same model)."""
+        super().__init__(weights.cfg, front.tokenizer, front.config, front.known_words, front.speller)
         self.weights = weights
         # guesses the answer for speculative decoding, here and in the server's engine
-        self.drafter = AnswerDrafter(tokenizer)
+        self.drafter = AnswerDrafter(front.tokenizer)
 
     @classmethod
     def load(cls, model_dir: str | Path | None = None, config: TutorConfig | None = None) -> Tutor:
@@ -285,11 +279,7 @@ class Tutor(TutorFront):
         on the dev set) is the default config, which `config` replaces."""
         directory = Path(model_dir) if model_dir else BUNDLED_MODEL
         cfg, params = load_model(directory)
-        if config is None:
-            config = tuned_config(directory)
-        known = load_known_words(directory)
-        speller = load_speller(directory, config, known)
-        return cls(prepare(params, cfg), BPETokenizer.load(directory), config, known, speller)
+        return cls(prepare(params, cfg), TutorFront.load(directory, config))
 
     def correct(self, sentence: str) -> Correction:
         return self.correct_many([sentence])[0]

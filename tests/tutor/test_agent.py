@@ -13,6 +13,7 @@ from corrige.tutor.agent import (
     SEED_MODEL,
     Tutor,
     TutorConfig,
+    TutorFront,
     changed_settings,
     normalize_sentence,
     rewrite_share,
@@ -30,11 +31,8 @@ CORPUS = [
 def tutor() -> Tutor:
     cfg = preset("smoke")
     tok = BPETokenizer.train(CORPUS, vocab_size=cfg.vocab_size)
-    return Tutor(
-        prepare(random_params(cfg.with_(vocab_size=tok.vocab_size)), cfg.with_(vocab_size=tok.vocab_size)),
-        tok,
-        TutorConfig(min_token_prob=0.5),
-    )
+    cfg = cfg.with_(vocab_size=tok.vocab_size)
+    return Tutor(prepare(random_params(cfg), cfg), TutorFront(cfg, tok, TutorConfig(min_token_prob=0.5)))
 
 
 def answer(tutor: Tutor, text: str, prob: float = 0.99, eos: bool = True):

@@ -10,7 +10,7 @@ from corrige.model import preset
 from corrige.model.numpy_gpt import prepare
 from corrige.model.weights import random_params
 from corrige.tokenizer import BPETokenizer
-from corrige.tutor.agent import Tutor, TutorConfig
+from corrige.tutor.agent import Tutor, TutorConfig, TutorFront
 from corrige.tutor.answer_text import split_gloss
 from corrige.tutor.categories import OTHER
 from corrige.tutor.consistency import gloss_disagreement, keep_explained
@@ -77,7 +77,7 @@ def test_the_tutor_abstains_on_a_disagreeing_gloss():
     cfg = preset("smoke")
     tok = BPETokenizer.train(corpus, vocab_size=cfg.vocab_size)
     cfg = cfg.with_(vocab_size=tok.vocab_size)
-    tutor = Tutor(prepare(random_params(cfg), cfg), tok, TutorConfig(min_token_prob=0.5))
+    tutor = Tutor(prepare(random_params(cfg), cfg), TutorFront(cfg, tok, TutorConfig(min_token_prob=0.5)))
     ids = tok.encode("She has been worked here. / sin errores") + [tok.special.eos]
     c = tutor.interpret("She has been working here.", ids, [math.log(0.99)] * len(ids))
     assert c.abstained and c.abstain_reason == "gloss_says_no_errors"

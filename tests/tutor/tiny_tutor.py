@@ -8,7 +8,7 @@ from corrige.model import preset
 from corrige.model.numpy_gpt import prepare
 from corrige.model.weights import random_params
 from corrige.tokenizer import BPETokenizer
-from corrige.tutor.agent import Correction, Tutor, TutorConfig
+from corrige.tutor.agent import Correction, Tutor, TutorConfig, TutorFront
 from corrige.tutor.spelling import Speller
 
 
@@ -17,7 +17,7 @@ def tiny_tutor(answers: list[str], config: TutorConfig, speller: Speller | None 
     cfg = preset("smoke")
     tok = BPETokenizer.train(answers * 30, vocab_size=cfg.vocab_size)
     cfg = cfg.with_(vocab_size=tok.vocab_size)
-    return Tutor(prepare(random_params(cfg), cfg), tok, config, None, speller)
+    return Tutor(prepare(random_params(cfg), cfg), TutorFront(cfg, tok, config, None, speller))
 
 
 def read(tutor: Tutor, sentence: str, answer: str, prob: float = 0.99) -> Correction:
