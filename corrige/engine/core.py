@@ -72,10 +72,15 @@ class Core(Protocol):
 
 
 class SchedulerBackedCore:
-    """The part of a core that only asks its scheduler; subclasses set `scheduler` and `clock`."""
+    """The part of a core that only asks its scheduler: the slot pool is made here, and subclasses
+    set `scheduler` and `runner` (each module's own `ModelRunner`, which tests replace)."""
 
     scheduler: Scheduler
-    clock: Callable[[], float]
+
+    def __init__(self, weights: RuntimeWeights, config: EngineConfig, clock: Callable[[], float]) -> None:
+        self.config = config
+        self.clock = clock
+        self.pool = SlotPool(weights.cfg, config.n_slots)
 
     @property
     def num_waiting(self) -> int:
@@ -123,9 +128,7 @@ class EngineCore(SchedulerBackedCore):
         clock: Callable[[], float] = time.monotonic,
         drafter: LookupDrafter | None = None,
     ) -> None:
-        self.config = config
-        self.clock = clock
-        self.pool = SlotPool(weights.cfg, config.n_slots)
+        super().__init__(weights, config, clock)
         self.scheduler = make_scheduler(config, self.pool, weights.cfg.n_ctx, drafter)
         self.runner = ModelRunner(weights, self.pool.cache)
 

@@ -20,7 +20,6 @@ from collections.abc import Callable
 from corrige.engine.config import EngineConfig
 from corrige.engine.core import SchedulerBackedCore, StepResult
 from corrige.engine.errors import EngineError, InternalError
-from corrige.engine.kv_cache import SlotPool
 from corrige.engine.request import FinishReason, Request, RequestStatus, TokenEvent
 from corrige.engine.runner import ModelRunner, RunnerOutput, record_logprobs
 from corrige.engine.scheduler import Scheduler, SchedulerOutput
@@ -91,10 +90,8 @@ class ThreadPoolCore(SchedulerBackedCore):
         notify: Callable[[], None],
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.config = config
-        self.clock = clock
+        super().__init__(weights, config, clock)
         self.n_ctx = weights.cfg.n_ctx
-        self.pool = SlotPool(weights.cfg, config.n_slots)
         self.scheduler = ThreadsScheduler(config, self.pool, self.n_ctx)
         self.runner = ModelRunner(weights, self.pool.cache)
         self._emit_token = emit_token
