@@ -28,7 +28,7 @@ class SlotPool:
 
     @property
     def num_used(self) -> int:
-        return len(self._owner)
+        return self.cache.n_slots - len(self._free)  # every slot is either free or owned
 
     @property
     def num_free(self) -> int:
