@@ -10,6 +10,7 @@ import logging
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Container, Iterator, Sequence
+from typing import TypedDict, Unpack
 
 from corrige.engine.errors import InvalidRequest, Overloaded
 from corrige.engine.messages import AddRequest
@@ -22,6 +23,15 @@ logger = logging.getLogger(__name__)
 
 StepListener = Callable[[StepStats], None]
 RequestListener = Callable[[RequestOutput], None]
+
+
+class RequestOptions(TypedDict, total=False):
+    """The keywords `submit`, `stream` and `generate` pass on to `add` as given: `request_id` (None
+    or left out: the engine picks one) and `queue_timeout_s` (how long it may wait for a slot;
+    None or left out: the engine's configured wait)."""
+
+    request_id: str | None
+    queue_timeout_s: float | None
 
 
 class Listeners:
@@ -103,17 +113,14 @@ class FrontEnd(ABC):
         prompt_token_ids: Sequence[int],
         params: SamplingParams | None = None,
         *,
-        request_id: str | None = None,
-        queue_timeout_s: float | None = None,
         stream: bool = True,
+        **options: Unpack[RequestOptions],
     ) -> RequestStream:
         """Submit a request; with `stream=False` its stream yields no tokens, only the output.
         Raises `InvalidRequest`, `Overloaded` or `EngineClosed` at once (`EngineProcess`: also
         `EngineRestarting`, when its child died as the request was sent)."""
         sink = Sink(asyncio.get_running_loop())
-        request_id = self.add(
-            prompt_token_ids, params, sink, request_id=request_id, queue_timeout_s=queue_timeout_s, stream=stream
-        )
+        request_id = self.add(prompt_token_ids, params, sink, stream=stream, **options)
         return RequestStream(self, request_id, sink)
 
     def add(
@@ -156,23 +163,13 @@ class FrontEnd(ABC):
         return False
 
     def stream(
-        self,
-        prompt_token_ids: Sequence[int],
-        params: SamplingParams | None = None,
-        *,
-        request_id: str | None = None,
-        queue_timeout_s: float | None = None,
+        self, prompt_token_ids: Sequence[int], params: SamplingParams | None = None, **options: Unpack[RequestOptions]
     ) -> RequestStream:
         """Submit a request and stream its tokens. Raises `InvalidRequest` or `Overloaded` at once."""
-        return self.submit(prompt_token_ids, params, request_id=request_id, queue_timeout_s=queue_timeout_s)
+        return self.submit(prompt_token_ids, params, **options)
 
     async def generate(
-        self,
-        prompt_token_ids: Sequence[int],
-        params: SamplingParams | None = None,
-        *,
-        request_id: str | None = None,
-        queue_timeout_s: float | None = None,
+        self, prompt_token_ids: Sequence[int], params: SamplingParams | None = None, **options: Unpack[RequestOptions]
     ) -> RequestOutput:
         """Submit a request and wait for its output.
 
@@ -181,9 +178,7 @@ class FrontEnd(ABC):
         """
         # No token events: they would wake the event loop once per token per request, and it
         # would then compete with the model for the GIL.
-        request = self.submit(
-            prompt_token_ids, params, request_id=request_id, queue_timeout_s=queue_timeout_s, stream=False
-        )
+        request = self.submit(prompt_token_ids, params, stream=False, **options)
         return await final_output(request)
 
     def subscribe(
