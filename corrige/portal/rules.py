@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from corrige.tutor.rule_lookup import EditLike, RuleLookup
+from corrige.tutor.edits import Edit
+from corrige.tutor.rule_lookup import RuleLookup
 
 
 class RuleCards:
     """Cards (`RuleHit.summary()` dicts) for edits, one per edit."""
 
-    async def for_edits(self, lookup: RuleLookup | None, edits: Sequence[tuple[str, EditLike]]) -> list[dict | None]:
+    async def for_edits(self, lookup: RuleLookup | None, edits: Sequence[tuple[str, Edit]]) -> list[dict | None]:
         """One card (or None) per (sentence, edit); no lookup (rules off): no cards."""
         if lookup is None or not edits:
             return [None] * len(edits)

@@ -27,23 +27,12 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Protocol
 
 from corrige.tutor.agent import Correction
+from corrige.tutor.edits import Edit
 from corrige.tutor.retrieval import Mode, Retriever, RuleHit
 
 Key = tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]
-
-
-class EditLike(Protocol):
-    """An edit as `cards_for` reads it (`corrige.tutor.edits.Edit`, the portal's question edits)."""
-
-    @property
-    def original(self) -> str: ...
-    @property
-    def replacement(self) -> str: ...
-    @property
-    def category(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +105,7 @@ class RuleLookup:
             return NO_RULES
         return (await self._find([key]))[0]
 
-    async def cards_for(self, edits: Sequence[tuple[str, EditLike]]) -> list[dict | None]:
+    async def cards_for(self, edits: Sequence[tuple[str, Edit]]) -> list[dict | None]:
         """The best card of each (sentence, edit) on its own (`RuleHit.summary()`, or None), found
         as `find` finds answers (the same cache; the searches a cache miss needs in one hop to the
         worker thread, or BM25's answers when it is busy): the learner portal sets each

@@ -22,6 +22,7 @@ from corrige.server.routes.portal.visit import FAVICON, CsrfSession, PortalDep, 
 from corrige.server.schemas import TextCorrectResponse
 from corrige.server.service import CorrectionService
 from corrige.server.text_service import correct_text
+from corrige.tutor.edits import Edit
 from corrige.tutor.text import MAX_TEXT_CHARS
 
 router = APIRouter()
@@ -42,9 +43,13 @@ async def correct_whole_text(portal: Portal, service: CorrectionService, request
     path's cards) and its gloss in the page's language."""
     response = await correct_text(service, text, request.state.meta, rules=False)
     result = TextCorrectResponse.model_validate_json(bytes(response.body))
-    cards = await portal.cards.for_edits(
-        rules_of(service), [(s.sentence, e) for s in result.sentences for e in s.edits]
-    )
+    # each edit as a span of the whole text: its card depends on its sentence and its words
+    edits = [
+        (s.sentence, Edit(e.offset, e.offset + e.length, e.original, e.replacement, e.category))
+        for s in result.sentences
+        for e in s.edits
+    ]
+    cards = await portal.cards.for_edits(rules_of(service), edits)
     glosses = [message_of(e, t.lang == "es") for s in result.sentences for e in s.edits]
     return text_view(result, cards, glosses, utf16(result.text), t)
 
