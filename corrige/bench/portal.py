@@ -37,6 +37,7 @@ from rich.table import Table
 
 from corrige.bench.machine import Series, series_ms, write_json
 from corrige.bench.servers import LabServer
+from corrige.bench.text import ServedBench
 from corrige.tutor.agent import BUNDLED_MODEL
 
 if TYPE_CHECKING:
@@ -71,17 +72,11 @@ class _Recorded:
     audit_rows: int = 0
 
 
-def run_portal_bench(
-    console: Console,
-    rounds: int = 300,
-    warmup: int = 50,
-    model: Path | None = None,
-    batching: str = "continuous",
-    json_output: Path | None = None,
-    database: str | None = None,
-) -> dict[str, Any]:
-    """One server on SQLite; with `database` (a postgresql:// URL) a second one on PostgreSQL at
-    the same time, every round going through both, so that their overheads are side by side."""
+def run_portal_bench(console: Console, settings: ServedBench, database: str | None = None) -> dict[str, Any]:
+    """`settings.measured` rounds after `settings.warmup` on one server on SQLite; with `database` (a
+    postgresql:// URL) a second one on PostgreSQL at the same time, every round going through both, so
+    that their overheads are side by side."""
+    rounds, warmup, model, batching = settings.measured, settings.warmup, settings.model, settings.batching
     if rounds < 1 or warmup < 0:
         raise ValueError("rounds must be positive and warmup not negative")
     from corrige.bench.machine import machine_info
@@ -124,8 +119,8 @@ def run_portal_bench(
     _print(console, rows, figures, met, title="sqlite" if database else "")
     if database:
         _compare_backends(console, result, figures, per_backend["postgresql"], recorded["postgresql"].audit_rows)
-    if json_output:
-        write_json(json_output, result, console, ensure_ascii=False)
+    if settings.json_output:
+        write_json(settings.json_output, result, console, ensure_ascii=False)
     return result
 
 

@@ -56,15 +56,21 @@ ENGINE_COUNTERS = ("steps", "prompt_tokens", "generated_tokens", "draft_tokens",
 TARGET_RATIO = 2.0  # email p50 / sentence p50
 
 
-def run_text_bench(
-    console: Console,
-    requests: int = 200,
-    warmup: int = 20,
-    model: Path | None = None,
-    batching: str = "continuous",
-    json_output: Path | None = None,
-) -> dict[str, Any]:
-    """`requests` measured corrections of each (email, sentence), interleaved, after `warmup` of each."""
+@dataclass(frozen=True)
+class ServedBench:
+    """How a bench against one real `corrige serve` runs (`bench text`, `bench portal`): the measured
+    requests or rounds, the unmeasured ones first, the server's model and batching, the JSON report."""
+
+    measured: int
+    warmup: int
+    model: Path | None = None
+    batching: str = "continuous"
+    json_output: Path | None = None
+
+
+def run_text_bench(console: Console, settings: ServedBench) -> dict[str, Any]:
+    """`settings.measured` corrections of each (email, sentence), interleaved, after `settings.warmup` of each."""
+    requests, warmup, model, batching = settings.measured, settings.warmup, settings.model, settings.batching
     if requests < 1 or warmup < 0:
         raise ValueError("requests must be positive, warmup not negative")
     blas_limit = limit_blas_threads(1)
@@ -90,8 +96,8 @@ def run_text_bench(
         "seconds": elapsed,
     }
     _print(console, rows, figures, result)
-    if json_output:
-        write_json(json_output, result, console)
+    if settings.json_output:
+        write_json(settings.json_output, result, console)
     return result
 
 

@@ -45,9 +45,9 @@ def bench_model(
 def bench_engine(
     policies: Policies = ALL_POLICIES,
     clients: Clients = "1,2,4,8,16,32,64",
+    model: Annotated[Path | None, typer.Option(help="Trained model directory.  [default: random weights]")] = None,
     requests: Annotated[int, typer.Option(help="Measured requests per cell (0: max(320, 16 x clients)).")] = 0,
     duration: Annotated[float, typer.Option(help="Seconds per cell at most; requests in flight then finish.")] = 4.0,
-    model: Annotated[Path | None, typer.Option(help="Trained model directory.  [default: random weights]")] = None,
     preset: Annotated[str, typer.Option(help="Preset of the random weights.")] = "seed",
     threads: Annotated[int, typer.Option(help="Worker threads of the threads policy.")] = 4,
     blas_threads: Annotated[int, typer.Option(help="BLAS threads (1 avoids spinning on small machines).")] = 1,
@@ -69,9 +69,9 @@ def bench_speculative(
     tokens: Annotated[int, typer.Option(help="Guessed tokens per request per step when on.")] = 8,
     budget: Annotated[int, typer.Option(help="Guessed tokens per step in all, shared by the requests.")] = 32,
     rounds: Annotated[int, typer.Option(help="Off/on pairs per cell (medians are reported).")] = 3,
+    model: ModelOption = None,
     requests: Annotated[int, typer.Option(help="Measured requests per run (0: max(200, 8 x clients)).")] = 0,
     duration: Annotated[float, typer.Option(help="Seconds per run at most; requests in flight then finish.")] = 2.0,
-    model: ModelOption = None,
     output: JsonOutput = None,
 ) -> None:
     """Prompt-lookup speculative decoding off vs on, in process, on real corrections: req/s, p50, steps."""
@@ -86,9 +86,9 @@ def bench_speculative(
 def bench_http(
     requests: Annotated[int, typer.Option(help="Measured corrections each way (HTTP and in process).")] = 400,
     warmup: Annotated[int, typer.Option(help="Unmeasured corrections first, each way.")] = 40,
-    block: Annotated[int, typer.Option(help="Requests per block; HTTP and in-process blocks alternate.")] = 25,
     model: ModelOption = None,
     batching: Annotated[str, typer.Option(help="The server's and the in-process engine's policy.")] = "continuous",
+    block: Annotated[int, typer.Option(help="Requests per block; HTTP and in-process blocks alternate.")] = 25,
     access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="Server access log.")] = False,
     output: Annotated[Path | None, typer.Option(help="Write the results as Markdown here.")] = None,
     json_output: JsonFlag = None,
@@ -106,14 +106,14 @@ def bench_http(
 def bench_text(
     requests: Annotated[int, typer.Option(help="Measured corrections of each (the email, its sentence).")] = 200,
     warmup: Annotated[int, typer.Option(help="Unmeasured corrections of each first.")] = 20,
-    model: ModelOption = None,
     batching: Batching = "continuous",
+    model: ModelOption = None,
     json_output: JsonFlag = None,
 ) -> None:
     """A 150-word email (`text`) vs one of its sentences over HTTP, interleaved, 1 client: p50/p95 and their ratio."""
-    from corrige.bench.text import run_text_bench
+    from corrige.bench.text import ServedBench, run_text_bench
 
-    run_text_bench(console, requests=requests, warmup=warmup, model=model, batching=batching, json_output=json_output)
+    run_text_bench(console, ServedBench(requests, warmup, model, batching, json_output))
 
 
 @bench_app.command("retrieval")

@@ -43,8 +43,8 @@ def train(
         typer.Option(help="Train on a pairs TSV from `corrige corpus pairs` instead of the synthetic corpus."),
     ] = None,
     pairs_limit: Annotated[int | None, typer.Option(help="Read at most this many rows of --pairs.")] = None,
-    n_dev: Annotated[int, typer.Option(help="Held-out dev examples (the last rows of --pairs).")] = 2_000,
     bf16: Annotated[bool, typer.Option(help="bfloat16 autocast (2-3x faster where the CPU has AVX-512 BF16).")] = False,
+    n_dev: Annotated[int, typer.Option(help="Held-out dev examples (the last rows of --pairs).")] = 2_000,
     init_from: Annotated[
         Path | None,
         typer.Option(help="Start from this model directory's weights and tokenizer (e.g. corrige/models/reader)."),

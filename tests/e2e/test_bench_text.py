@@ -5,14 +5,14 @@ import json
 
 from rich.console import Console
 
-from corrige.bench.text import EMAIL, SENTENCE, run_text_bench
+from corrige.bench.text import EMAIL, SENTENCE, ServedBench, run_text_bench
 
 
 def test_bench_text_times_the_email_and_its_sentence_and_writes_json(model_dir, tmp_path):
     out = tmp_path / "bench-text.json"
     with open(tmp_path / "console.txt", "w") as console_file:
         result = run_text_bench(
-            Console(file=console_file, width=150), requests=4, warmup=1, model=model_dir, json_output=out
+            Console(file=console_file, width=150), ServedBench(4, 1, model=model_dir, json_output=out)
         )
     assert SENTENCE in EMAIL
     assert {name: s["n"] for name, s in result["series"].items()} == {"email": 4, "sentence": 4, "sentence_text": 4}

@@ -8,12 +8,14 @@ import pytest
 from rich.console import Console
 
 from corrige.bench.portal import PATHS, run_portal_bench
+from corrige.bench.text import ServedBench
 
 
 def test_bench_portal_measures_each_path_and_writes_json(model_dir, tmp_path):
     report = tmp_path / "bench-portal.json"
     with open(tmp_path / "console.txt", "w") as out:
-        result = run_portal_bench(Console(file=out, width=120), rounds=4, warmup=2, model=model_dir, json_output=report)
+        settings = ServedBench(4, 2, model=model_dir, json_output=report)
+        result = run_portal_bench(Console(file=out, width=120), settings)
     assert [s["n"] for s in result["series"]] == [4] * len(PATHS)
     figures = result["figures"]
     difference = figures["portal_p50_ms"] - figures["grammar_p50_ms"]
@@ -43,7 +45,7 @@ def test_bench_portal_puts_postgresql_beside_sqlite_and_leaves_the_database_as_i
     before = schemas()
     with open(tmp_path / "console.txt", "w") as out:
         result = run_portal_bench(
-            Console(file=out, width=140), rounds=3, warmup=1, model=model_dir, database=postgres.url
+            Console(file=out, width=140), ServedBench(3, 1, model=model_dir), database=postgres.url
         )
     assert [s["n"] for s in result["series"]] == [3] * len(PATHS)
     assert [s["n"] for s in result["postgresql"]["series"]] == [3] * len(PATHS)
