@@ -36,8 +36,7 @@ from rich.console import Console
 from rich.table import Table
 
 from corrige.bench.machine import Series, series_ms, write_json
-from corrige.bench.servers import LabServer
-from corrige.bench.text import ServedBench
+from corrige.bench.servers import LabServer, ServedBench
 from corrige.tutor.agent import BUNDLED_MODEL
 
 if TYPE_CHECKING:

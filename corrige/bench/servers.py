@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -181,3 +182,15 @@ class LabServer:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
+
+
+@dataclass(frozen=True)
+class ServedBench:
+    """How a bench against one real `corrige serve` runs (`bench text`, `bench portal`): the measured
+    requests or rounds, the unmeasured ones first, the server's model and batching, the JSON report."""
+
+    measured: int
+    warmup: int
+    model: Path | None = None
+    batching: str = "continuous"
+    json_output: Path | None = None

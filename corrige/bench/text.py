@@ -17,7 +17,6 @@ import logging
 import os
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -25,7 +24,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from corrige.bench.machine import Series, machine_info, series, write_json
-from corrige.bench.servers import LabServer
+from corrige.bench.servers import LabServer, ServedBench
 from corrige.model.blas import limit_blas_threads
 
 if TYPE_CHECKING:
@@ -54,18 +53,6 @@ PATH = "/v1/grammar/correct"
 # `/v1/engine/stats` counters read around each request: model steps, tokens fed, the forward passes' CPU time
 ENGINE_COUNTERS = ("steps", "prompt_tokens", "generated_tokens", "draft_tokens", "accepted_tokens", "model_cpu_s")
 TARGET_RATIO = 2.0  # email p50 / sentence p50
-
-
-@dataclass(frozen=True)
-class ServedBench:
-    """How a bench against one real `corrige serve` runs (`bench text`, `bench portal`): the measured
-    requests or rounds, the unmeasured ones first, the server's model and batching, the JSON report."""
-
-    measured: int
-    warmup: int
-    model: Path | None = None
-    batching: str = "continuous"
-    json_output: Path | None = None
 
 
 def run_text_bench(console: Console, settings: ServedBench) -> dict[str, Any]:

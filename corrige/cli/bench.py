@@ -111,7 +111,8 @@ def bench_text(
     json_output: JsonFlag = None,
 ) -> None:
     """A 150-word email (`text`) vs one of its sentences over HTTP, interleaved, 1 client: p50/p95 and their ratio."""
-    from corrige.bench.text import ServedBench, run_text_bench
+    from corrige.bench.servers import ServedBench
+    from corrige.bench.text import run_text_bench
 
     run_text_bench(console, ServedBench(requests, warmup, model, batching, json_output))
 

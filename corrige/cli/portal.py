@@ -28,6 +28,6 @@ def bench_portal(
     """The portal's quiz submit vs the grammar API on one real server, interleaved: medians and their difference
     (with --database, on SQLite and PostgreSQL side by side)."""
     from corrige.bench.portal import run_portal_bench
-    from corrige.bench.text import ServedBench
+    from corrige.bench.servers import ServedBench
 
     run_portal_bench(console, ServedBench(rounds, warmup, model, batching, json_output), database)

@@ -274,8 +274,8 @@ def articles_a_an(tokens: Sequence[Token], words: list[str], text: str) -> Itera
 def missing_subject(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """Is (very) cold → It is (very) cold, in a statement ("Is it raining?" has its subject);
     because is sunny → because it is sunny (after "because" a clause needs its subject)."""
-    weather = words[1:2] if words[1:2] and words[1] not in INTENSIFIERS else words[2:3]
-    if words[:1] in (["is"], ["was"]) and weather and weather[0] in WEATHER and not text.rstrip().endswith("?"):
+    weather = _after(words, 2 if _after(words, 1) in INTENSIFIERS else 1)
+    if words[:1] in (["is"], ["was"]) and weather in WEATHER and not text.rstrip().endswith("?"):
         yield _edit(tokens, 0, 1, f"it {words[0]}", "missing_subject", text)
     for i in range(len(words) - 1):
         if words[i] == "because" and words[i + 1] in ("is", "was"):

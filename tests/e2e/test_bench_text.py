@@ -5,7 +5,8 @@ import json
 
 from rich.console import Console
 
-from corrige.bench.text import EMAIL, SENTENCE, ServedBench, run_text_bench
+from corrige.bench.servers import ServedBench
+from corrige.bench.text import EMAIL, SENTENCE, run_text_bench
 
 
 def test_bench_text_times_the_email_and_its_sentence_and_writes_json(model_dir, tmp_path):

@@ -8,7 +8,7 @@ import pytest
 from rich.console import Console
 
 from corrige.bench.portal import PATHS, run_portal_bench
-from corrige.bench.text import ServedBench
+from corrige.bench.servers import ServedBench
 
 
 def test_bench_portal_measures_each_path_and_writes_json(model_dir, tmp_path):
