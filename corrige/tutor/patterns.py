@@ -326,7 +326,44 @@ def adjective_plural(tokens: Sequence[Token], words: list[str], text: str) -> It
             yield _edit(tokens, i + 1, i + 2, tokens[i + 1].text[:-1], "adjective_plural", text)
 
 
+# before these a verb takes its past participle ("I have eated" → "eaten", "was taked" → "taken")
+# adjectives of a noun that look like a regularised past ("a ringed hand": ring's past is rang)
+NOT_REGULARISED = frozenset({"ringed"})
+PARTICIPLE_AUXILIARIES = frozenset("have has had 've i've we've they've you've is was were been be are".split())
+
+
+@lru_cache(maxsize=4096)
+def _regularised_past(word: str) -> str | None:
+    """goed, buyed, teached, writed, runned → the verb's own past: an -ed word no dictionary knows
+    whose stem is a verb with an irregular past (learned, payed, putted, leaved are words)."""
+    if not word.endswith("ed") or not word.isalpha() or word in NOT_REGULARISED or getAllLemmas(word):
+        return None
+    stems = [word[:-2], word[:-1]]
+    if len(word) > 4 and word[-3] == word[-4]:
+        stems.append(word[:-3])  # runned, cutted
+    for stem in stems:
+        if len(stem) > 1 and _is_base_verb(stem):
+            past = getInflection(stem, "VBD")
+            regular = (stem + "ed", stem + "d", stem + stem[-1] + "ed")  # paned: panned is pan's past
+            if past and word not in past and past[0] not in regular:
+                return stem
+    return None
+
+
+def regularised_past(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """Yesterday I goed → went; we buyed → bought; I have eated → eaten."""
+    for i, word in enumerate(words):
+        stem = _regularised_past(word)
+        if stem is None:
+            continue
+        participle = i > 0 and words[i - 1] in PARTICIPLE_AUXILIARIES
+        form = getInflection(stem, "VBN" if participle else "VBD")
+        if form:
+            yield _edit(tokens, i, i + 1, form[0], "past_irregular", text)
+
+
 RULES = (
+    regularised_past,
     third_person,
     people_plural,
     verb_patterns,

@@ -74,6 +74,12 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
             "They are very goods and so expensives.",
             [("goods", "good", "adjective_plural"), ("expensives", "expensive", "adjective_plural")],
         ),
+        (
+            "We buyed apples and they teached us.",
+            [("buyed", "bought", "past_irregular"), ("teached", "taught", "past_irregular")],
+        ),
+        ("He writed it and runned home.", [("writed", "wrote", "past_irregular"), ("runned", "ran", "past_irregular")]),
+        ("I have eated and it was maked.", [("eated", "eaten", "past_irregular"), ("maked", "made", "past_irregular")]),
     ],
 )
 def test_a_pattern_is_fixed(sentence, expected):
@@ -120,6 +126,9 @@ def test_a_pattern_is_fixed(sentence, expected):
         "The people are not quite barbarians.",  # an adjective that is a noun as well
         "He works as a teacher.",
         "I enjoy to the end.",
+        "I learned a lot, payed the bill and putted the ball.",  # words a dictionary knows
+        "We played, cooked and needed a hundred seeds.",  # regular pasts, and -ed words that are none
+        "The diamond-paned window and his ringed hand.",  # pan's past is panned; a ringed hand
     ],
 )
 def test_a_correct_or_ambiguous_sentence_is_left_alone(sentence):
