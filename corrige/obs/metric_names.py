@@ -33,6 +33,7 @@ METRICS: tuple[MetricName, ...] = (
     MetricName("corrige:kv_cache_usage_perc", "gauge", (), "Share of KV slots in use, 0..1."),
     MetricName("corrige:budget_burn_rate", "gauge", ("stage",), "Stage time / its latency-budget allocation."),
     MetricName("corrige:orphan_spans", "gauge", (), "Spans in the trace store whose parent is missing."),
+    MetricName("corrige:answer_cache_size", "gauge", (), "Answers kept in the answer cache."),
     # ---- counters ----
     MetricName("corrige:prompt_tokens_total", "counter", (), "Prompt tokens prefilled."),
     MetricName("corrige:generation_tokens_total", "counter", (), "Tokens generated."),
@@ -43,6 +44,12 @@ METRICS: tuple[MetricName, ...] = (
         "corrige:spec_decode_num_accepted_tokens_total", "counter", (), "Guessed tokens kept (speculative decoding)."
     ),
     MetricName("corrige:requests_total", "counter", ("outcome", "code"), "Finished requests (outcome, error code)."),
+    MetricName(
+        "corrige:answer_cache_lookups_total",
+        "counter",
+        ("result",),
+        "Sentences of texts looked up in the answer cache (hit: no model step; miss).",
+    ),
 )
 
 METRIC_NAMES: tuple[str, ...] = tuple(m.name for m in METRICS)

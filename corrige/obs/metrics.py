@@ -22,7 +22,7 @@ from itertools import accumulate
 
 import numpy as np
 from prometheus_client import CollectorRegistry, Counter, generate_latest
-from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
 
@@ -124,12 +124,12 @@ class FastHistogram(Collector):
 
 
 class _ScrapeTime(Collector):
-    """Gauges read when Prometheus scrapes: engine state, burn rates, orphan spans."""
+    """Series read when Prometheus scrapes: engine state, burn rates, orphan spans, the answer cache."""
 
     def __init__(self, metrics: ServerMetrics) -> None:
         self.metrics = metrics
 
-    def collect(self) -> Iterable[GaugeMetricFamily]:
+    def collect(self) -> Iterable[Metric]:
         m = self.metrics
         snapshot = m.snapshot() if m.snapshot is not None else None
         if snapshot is not None:
@@ -148,6 +148,17 @@ class _ScrapeTime(Collector):
         yield GaugeMetricFamily(
             f"{PREFIX}orphan_spans", "Spans in the trace store whose parent is missing.", m.orphan_count()
         )
+        if m.answer_cache is not None:
+            hits, misses, size = m.answer_cache()
+            lookups = CounterMetricFamily(
+                f"{PREFIX}answer_cache_lookups",
+                "Sentences of texts looked up in the answer cache: hit (no model step) or miss.",
+                labels=["result"],
+            )
+            lookups.add_metric(["hit"], hits)
+            lookups.add_metric(["miss"], misses)
+            yield lookups
+            yield GaugeMetricFamily(f"{PREFIX}answer_cache_size", "Answers kept in the answer cache.", size)
 
 
 SELF = "http.request:self"  # the root's time no child span covers (the budget's pseudo-span)
@@ -170,6 +181,8 @@ class ServerMetrics:
         self._orphan_cache_s = orphan_cache_s
         self._orphan_value = (0, -float("inf"))  # (count, when)
         self.allocations = dict(allocations or {})
+        # () -> (hits, misses, answers kept) of the server's answer cache; set once the cache exists
+        self.answer_cache: Callable[[], tuple[int, int, int]] | None = None
         self._stage_of_span = {span: name for name, (_, spans) in self.allocations.items() for span in spans}
         self._burn: dict[str, float] = {}
         self._children: dict[tuple, object] = {}  # labelled series, by (metric, label values)

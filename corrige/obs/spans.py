@@ -42,6 +42,7 @@ BYTES_IN = "bytes.in"
 BYTES_OUT = "bytes.out"
 BATCH_SIZE = "batch.size"  # model spans: requests in the batch (mean over the phase's steps)
 STEPS = "model.steps"
+MODEL_CACHED = "model.cached"  # model spans of a sentence answered from the answer cache: no step ran
 PROMPT_TOKENS = "tokens.prompt"
 OUTPUT_TOKENS = "tokens.output"
 KV_BYTES = "kv_cache.bytes"

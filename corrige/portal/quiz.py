@@ -43,7 +43,8 @@ import os
 import random
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -170,18 +171,23 @@ class QuestionBank:
         for source in sources + sorted(path for path in SEED_MODEL.iterdir() if path.is_file()):
             digest.update(source.name.encode() + source.read_bytes())
         path = directory / f"questions-{digest.hexdigest()[:16]}.json"
-        try:
-            return cls([Question(**q) for q in json.loads(path.read_text(encoding="utf-8"))])
-        except (OSError, ValueError, TypeError):
-            pass  # missing or unreadable: build it
-        bank = cls.build(data_seed, n, tutor=Tutor.load(SEED_MODEL))
+        with _one_builder(path):  # several apps starting at once (tests, workers) build it once, not each
+            try:
+                return cls([Question(**q) for q in json.loads(path.read_text(encoding="utf-8"))])
+            except (OSError, ValueError, TypeError):
+                pass  # missing or unreadable: build it
+            return cls._build_and_keep(path, data_seed, n, Tutor.load(SEED_MODEL))
+
+    @classmethod
+    def _build_and_keep(cls, path: Path, data_seed: int, n: int, tutor: Corrector) -> QuestionBank:
+        bank = cls.build(data_seed, n, tutor=tutor)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
-            directory.mkdir(parents=True, exist_ok=True)
+            path.parent.mkdir(parents=True, exist_ok=True)
             tmp.write_text(json.dumps([asdict(q) for q in bank.questions], ensure_ascii=False), encoding="utf-8")
             os.replace(tmp, path)
         except OSError as exc:
-            logger.info("quiz bank not cached in %s (%s)", directory, exc)
+            logger.info("quiz bank not cached in %s (%s)", path.parent, exc)
             tmp.unlink(missing_ok=True)
         return bank
 
@@ -264,3 +270,23 @@ def grade(question: str, expected: str, answer: str) -> Grade:
     if tag == "replace" and got[i1] not in asked and typo_distance_one(got[i1], want[j1]):
         return Grade.CLOSE  # the right fix, mistyped
     return Grade.WRONG
+
+
+@contextmanager
+def _one_builder(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `path`'s lock file while reading or building it, so that threads and
+    processes that want the same bank at once wait for the first to write it; without a lock file
+    (a read-only cache folder, a system without `fcntl`), everyone builds their own."""
+    try:
+        import fcntl
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock = open(path.with_name(f".{path.name}.lock"), "a")  # noqa: SIM115 - closed below
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+    finally:
+        lock.close()  # releases the lock

@@ -45,6 +45,7 @@ class RequestMeta:
     trace: RequestTrace | None = None  # POST requests, when tracing is on
     guards_done_at: float | None = None  # the body guard passed: validation starts
     bytes_in: int = 0  # request body size
+    fresh: bool = False  # `Cache-Control: no-cache`: no answer from the answer cache
 
 
 def new_request_id() -> str:
@@ -57,6 +58,11 @@ def client_request_id(headers: list[tuple[bytes, bytes]]) -> str | None:
         if name == REQUEST_ID_HEADER:
             return value.decode("ascii") if _VALID_ID.fullmatch(value) else None
     return None
+
+
+def wants_fresh_answers(headers: list[tuple[bytes, bytes]]) -> bool:
+    """`Cache-Control: no-cache` (HTTP's "do not answer from a cache"), in any of its headers."""
+    return any(name == b"cache-control" and b"no-cache" in value.lower() for name, value in headers)
 
 
 def _trace_headers(headers: list[tuple[bytes, bytes]]) -> dict[str, str] | None:
@@ -96,7 +102,7 @@ class RequestContextMiddleware:
             return
         received_at = time.perf_counter()
         request_id = client_request_id(scope["headers"]) or new_request_id()
-        meta = RequestMeta(request_id, received_at)
+        meta = RequestMeta(request_id, received_at, fresh=wants_fresh_answers(scope["headers"]))
         state = scope.setdefault("state", {})
         state["request_id"] = request_id
         state["received_at"] = received_at

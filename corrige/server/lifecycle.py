@@ -66,6 +66,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     stop_observability = start_observability(state, settings, engine)
     rules = await asyncio.to_thread(load_rules, settings)
     service = CorrectionService(tutor, engine, settings, rules)
+    if state.metrics is not None and service.answers is not None:
+        answers = service.answers
+        state.metrics.answer_cache = lambda: (answers.hits, answers.misses, len(answers))
     try:
         if settings.warmup:
             await warm_up(service)

@@ -8,8 +8,11 @@
   whole text at the edge already: `Options.checked`). Refusals are `ApiError`s (400 / 422).
 * `tokenize`: `Tutor.build_prompt` (`PromptTooLong` becomes a 422) and the sampling parameters.
 * `engine`: the engine generates (or streams) the answer's tokens. An engine refusal becomes an
-  `ApiError` in one place, `corrige.server.errors.EngineRefusals`.
-* `format`: `Tutor.interpret` reads the tokens back into a `Correction` (or abstains).
+  `ApiError` in one place, `corrige.server.errors.EngineRefusals`. A text's sentence the engine
+  answered lately is answered from `corrige.server.answer_cache` instead (`Options.cached`), and
+  the stage says so (`StageEvent.detail` is `CACHED`).
+* `format`: `Tutor.interpret` reads the tokens back into a `Correction` (or abstains); for an
+  answer from the answer cache, the reading kept with it.
 * `rules`: the rule cards behind the edits; a caller that shows none (`Options.rules` off: chat,
   batches, the portal, whose pages look each edit's card up themselves) still runs the stage,
   which then records why it looked nothing up.
@@ -30,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from corrige.engine import Engine, RequestOutput, RequestStream, SamplingParams, TokenEvent
+from corrige.server.answer_cache import AnswerCache
 from corrige.server.context import RequestMeta
 from corrige.server.errors import ApiError, EngineRefusals, from_prompt_too_long
 from corrige.server.guards import check_text
@@ -50,6 +54,7 @@ VALIDATE, GUARD, TOKENIZE, ENGINE, FORMAT, RULES, RESPOND = (
 )
 STAGES = (VALIDATE, GUARD, TOKENIZE, ENGINE, FORMAT, RULES, RESPOND)
 """The pipeline's stages, in order: every sentence of every route goes through each once."""
+CACHED = "cached"  # the engine stage's detail when the answer came from the answer cache
 
 R = TypeVar("R")
 
@@ -64,6 +69,7 @@ class Options:
 
     rules: bool = True  # rule cards in the answer (the `rules` stage looks them up)
     checked: bool = False  # the text passed `check_text` at the edge (a text's pieces): not again
+    cached: bool = False  # answers the engine gave lately may answer again (a text's pieces; see answer_cache)
 
 
 @dataclass(slots=True)
@@ -153,8 +159,10 @@ class CorrectionPipeline:
         settings: Settings,
         rules: RuleLookup | None = None,
         observers: Sequence[StageObserver] = (),
+        answers: AnswerCache | None = None,
     ) -> None:
         self.tutor = tutor
+        self.answers = answers  # None: every sentence goes to the engine
         self.engine = engine
         self.settings = settings
         self.rules = rules
@@ -208,11 +216,19 @@ class CorrectionPipeline:
         return SamplingParams(max_tokens=max_tokens, stop_token_ids=(self.eos,), logprobs=True)
 
     async def generate(self, run: RequestRun, sentence: SentenceRun) -> RequestOutput:
-        """The engine stage: wait for a slot, prefill, decode."""
+        """The engine stage: wait for a slot, prefill, decode (or, for a text's sentence answered lately
+        and a request that did not ask for fresh answers, the answer kept in the answer cache)."""
         assert sentence.params is not None
-        with self._stage(ENGINE, run, sentence, "engine", on_cpu=False), self.refusals:
+        with self._stage(ENGINE, run, sentence, "engine", on_cpu=False) as event, self.refusals:
             engine_id = self.engine_id(run.meta.request_id)
-            output = await self.engine.generate(sentence.prompt, sentence.params, request_id=engine_id)
+            answers = self.answers if run.options.cached else None
+            output = answers.get(sentence.prompt, engine_id) if answers is not None and not run.meta.fresh else None
+            if output is not None:
+                event.detail = CACHED
+            else:
+                output = await self.engine.generate(sentence.prompt, sentence.params, request_id=engine_id)
+                if answers is not None:
+                    answers.put(sentence.prompt, output)
             self._engine_done(sentence, output)
         return output
 
@@ -236,10 +252,14 @@ class CorrectionPipeline:
         output = sentence.output
         assert output is not None
         with self._stage(FORMAT, run, sentence, "format"):
-            sentence.correction = self.tutor.interpret(
-                sentence.text, output.token_ids, output.logprobs or [], len(sentence.prompt)
-            )
-        return sentence.correction
+            answers = self.answers if run.options.cached and not run.meta.fresh else None
+            c = answers.reading(sentence.prompt, sentence.text) if answers is not None else None
+            if c is None:
+                c = self.tutor.interpret(sentence.text, output.token_ids, output.logprobs or [], len(sentence.prompt))
+                if answers is not None:
+                    answers.keep_reading(sentence.prompt, sentence.text, c)
+            sentence.correction = c
+        return c
 
     async def find_rules(self, run: RequestRun, sentence: SentenceRun) -> list[RuleHit]:
         """The rule cards behind the edits; none when the sentence is unchanged, when the caller

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from fastapi.responses import Response
 
 from corrige.engine import Engine, FinishReason, RequestOutput, RequestStream, SamplingParams
+from corrige.server.answer_cache import AnswerCache
 from corrige.server.context import RequestMeta
 from corrige.server.errors import ApiError, error_body
 from corrige.server.guards import check_text
@@ -79,7 +80,8 @@ class CorrectionService:
         if rules is not None and rules.busy is None:
             rules.busy = self.engine_busy
         spans = StageSpans(tutor.cfg, settings)
-        self.pipeline = CorrectionPipeline(tutor, engine, settings, rules, [spans])
+        self.answers = AnswerCache(settings.answer_cache_size) if settings.answer_cache_size else None
+        self.pipeline = CorrectionPipeline(tutor, engine, settings, rules, [spans], self.answers)
 
     # ---- one sentence ----
 

@@ -64,6 +64,10 @@ class Settings(BaseSettings):
     # guessed tokens per step, shared by the running requests
     speculative_token_budget: int = Field(ENGINE.speculative_token_budget, ge=0)
 
+    # answers to a text's sentences kept for the texts that come again (an editor re-checks the whole text after
+    # each change; only changed sentences go to the model): how many, least recently used out; 0 turns it off
+    answer_cache_size: int = Field(4096, ge=0)
+
     # ---- guards ----
     # larger bodies are refused with 413; 64 KiB holds the largest `text` a request may carry (5,000
     # characters, each up to 12 bytes once JSON-escaped: `\ud83d\ude00`), so that no valid request is refused

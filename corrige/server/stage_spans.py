@@ -3,7 +3,8 @@
 Each stage becomes the span of the span contract (`corrige.obs.spans`) named for it:
 
     validate → validate.body      guard → security.check     tokenize → tokenize.bpe
-    engine → model.prefill and model.decode (from the engine's per-request stats)
+    engine → model.prefill and model.decode (from the engine's per-request stats; both empty,
+             with `model.cached`, for a text's sentence answered from the answer cache)
     format → format.json          rules → retrieve.hybrid    respond → cost.emit
 
 with the bytes each stage took in and gave out. `validate.body` and `security.check` are written
@@ -87,6 +88,12 @@ class StageSpans:
         if output is None or event.error is not None:
             return  # refused before the model: no model spans
         stats = output.stats
+        if event.detail == P.CACHED:  # answered from the answer cache: both model spans, empty, say so
+            n_prompt, n_out = stats.num_prompt_tokens, stats.num_output_tokens
+            cached = {S.MODEL_CACHED: True, S.BYTES_IN: 0, S.BYTES_OUT: 0}
+            trace.timed(S.PREFILL, event.start, event.end, None, **cached, **{S.PROMPT_TOKENS: n_prompt})
+            trace.timed(S.DECODE, event.end, event.end, None, **cached, **{S.STEPS: 0, S.OUTPUT_TOKENS: n_out})
+            return
         if stats.queue_s is None or stats.ttft_s is None:
             return  # never reached the model
         admitted = stats.arrival_time + stats.queue_s

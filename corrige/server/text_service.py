@@ -2,7 +2,8 @@
 
 The text is split and planned by `corrige.tutor.text`; every piece the model reads goes through
 the same stages as a sentence (`corrige.server.pipeline.CorrectionPipeline`: guard, tokenize,
-engine, format, rules; the text was checked once at the edge, `Options.checked`), all submitted
+engine, format, rules; the text was checked once at the edge, `Options.checked`; a sentence
+answered lately is answered again without the model, `Options.cached`), all submitted
 to the engine at once so that they share continuous-batching steps (at most
 `max_batch_sentences` in flight for one text, so that a text of many short sentences cannot fill
 the engine's waiting queue alone). Each sentence's result is ready as soon as its pieces are:
@@ -44,7 +45,7 @@ class TextRun:
         self.service = service
         self.pipeline = pipeline = service.pipeline
         self.meta = meta
-        self.run = pipeline.begin(meta, Options(rules=rules, checked=True))
+        self.run = pipeline.begin(meta, Options(rules=rules, checked=True, cached=True))
         start = time.perf_counter()
         self.timings = {"ingress": ms(start - meta.received_at)}
         check_text(text, "text")  # once, at the edge: its pieces are parts of it

@@ -192,10 +192,29 @@ class TutorFront:
         spelled = self.speller.fixes(text) if self.speller is not None else []
         return non_overlapping(spelled + (pattern_fixes(text) if self.config.patterns else []))
 
+    def _prefer_patterns(self, c: Correction) -> Correction:
+        """`c` with a pattern's edit of the learner's sentence instead of a model's edit inside the
+        same words that says otherwise ("I enjoy to meet you": the model's "enjoy meet", the
+        pattern's "enjoy meeting"): where a pattern fires it is right, and the model may not be."""
+        if c.abstained or not c.edits or not self.config.patterns:
+            return c
+        # a rule whose words the answer has ("is 51 years old") agrees with it, however the edits were cut
+        rules = [r for r in pattern_fixes(c.sentence) if r.replacement not in c.corrected]
+        overruled = [e for e in c.edits if any(_inside_and_other(e, r) for r in rules)]
+        if not overruled:
+            return c
+        chosen = non_overlapping([*rules, *(e for e in c.edits if e not in overruled)])
+        corrected = apply_edits(c.sentence, chosen)
+        edits = diff_edits(c.sentence, corrected, explain(chosen))
+        if any(e.category == OTHER for e in edits):
+            return c
+        return replace(c, corrected=corrected, gloss=explain(edits), edits=edits)
+
     def _add_fixes(self, c: Correction) -> Correction:
         """`c` with the fixes of what its corrected sentence still gets wrong, each explained
         ("ortografía: wich → which"). An abstention (the model's answer not trusted) gets the
         fixes of the learner's own sentence, which do not depend on that answer."""
+        c = self._prefer_patterns(c)
         fixes = self._fixes(c.corrected)
         if not fixes:
             return c
@@ -347,6 +366,12 @@ def engine_parts(model_dir: str | Path | None = None) -> tuple[RuntimeWeights, A
     """What an engine process builds to serve the tutor: its weights and its answer drafter."""
     tutor = Tutor.load(model_dir)
     return tutor.weights, tutor.drafter
+
+
+def _inside_and_other(edit: Edit, rule: Edit) -> bool:
+    """Whether `edit` changes words inside `rule`'s span, to something else than `rule` does."""
+    inside = rule.start <= edit.start and edit.end <= rule.end
+    return inside and (edit.start, edit.end, edit.replacement) != (rule.start, rule.end, rule.replacement)
 
 
 def _drop_added_stop(text: str, added_stop: bool) -> str:

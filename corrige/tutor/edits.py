@@ -21,9 +21,9 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from corrige.tutor.answer_text import split_gloss
+from corrige.tutor.answer_text import GlossItem, split_gloss
 from corrige.tutor.categories import OTHER
 
 _TOKEN = re.compile(r"\w+(?:['’]\w+)*|[^\w\s]")
@@ -155,18 +155,47 @@ def diff_edits(source: str, corrected: str, gloss: str | None = None) -> list[Ed
     a, b = tokenize(source), tokenize(corrected)
     if [t.text for t in a] == [t.text for t in b]:
         return []
-    occurrences = _occurrences(a, gloss) if gloss else []
+    items = split_gloss(gloss) if gloss else []
+    occurrences = _occurrences(a, items)
     used: set[int] = set()
     edits = []
     for i1, i2, j1, j2, c1, c2 in _align(a, b, source, corrected):
         start, end = _char_span(a, i1, i2, source)
         rstart, rend = _char_span(b, j1, j2, corrected)
-        hits = [(k, cat) for (k, s, e, cat) in occurrences if _touches(c1, c2, s, e)]
+        touching = [o for o in occurrences if _touches(c1, c2, o[1], o[2])]
+        edit = Edit(start, end, source[start:end], corrected[rstart:rend], OTHER)
+        parts = _split_by_items(edit, touching, a, items, source)
+        if parts:  # one changed stretch that is two explained edits side by side
+            used.update(o[0] for o in touching)
+            edits.extend(parts)
+            continue
+        hits = [(k, cat) for (k, _, _, cat) in touching]
         fresh = [h for h in hits if h[0] not in used]
         k, category = (fresh or hits or [(-1, OTHER)])[0]
         used.add(k)
-        edits.append(Edit(start, end, source[start:end], corrected[rstart:rend], category))
+        edits.append(replace(edit, category=category))
     return edits
+
+
+def _split_by_items(
+    edit: Edit, touching: list[tuple[int, int, int, str]], a: Sequence[Token], items: Sequence[GlossItem], source: str
+) -> list[Edit] | None:
+    """The edit as one edit per gloss item when two or more distinct items lie side by side over
+    exactly its words and their replacements, joined by the same spaces, are its replacement
+    ("enjoy to meet → enjoys meeting" is "enjoy → enjoys" and "to meet → meeting"); else None."""
+    keys = {o[0] for o in touching}
+    if len(keys) < 2 or len(keys) != len(touching):
+        return None
+    spans = sorted((a[s].start, a[e - 1].end, k, cat) for k, s, e, cat in touching)
+    if spans[0][0] != edit.start or spans[-1][1] != edit.end:
+        return None
+    gaps = [source[end:start] for (_, end, _, _), (start, _, _, _) in zip(spans, spans[1:], strict=False)]
+    if any(gap.strip() or not gap for gap in gaps):
+        return None  # overlapping, or something between them that no item explains
+    replacements = [items[k].replacement for _, _, k, _ in spans]
+    if "".join(r + g for r, g in zip(replacements, [*gaps, ""], strict=True)) != edit.replacement:
+        return None
+    return [Edit(s, e, source[s:e], r, cat) for (s, e, _, cat), r in zip(spans, replacements, strict=True)]
 
 
 def _touches(c1: int, c2: int, s: int, e: int) -> bool:
@@ -177,13 +206,13 @@ def _touches(c1: int, c2: int, s: int, e: int) -> bool:
     return c1 < e and s < c2
 
 
-def _occurrences(a: Sequence[Token], gloss: str) -> list[tuple[int, int, int, str]]:
+def _occurrences(a: Sequence[Token], items: Sequence[GlossItem]) -> list[tuple[int, int, int, str]]:
     """(item index, start, end, category) for every place each gloss item's original words
     occur in the source tokens (case-insensitive only when there is no exact occurrence)."""
     words = [t.text for t in a]
     lowered = [w.lower() for w in words]
     found: list[tuple[int, int, int, str]] = []
-    for k, item in enumerate(split_gloss(gloss)):
+    for k, item in enumerate(items):
         target = [t.text for t in tokenize(item.original)]
         if not target:
             continue

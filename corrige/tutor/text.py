@@ -14,7 +14,8 @@ path, which sends the same pieces through the batching engine) works in three st
    trailing comma or colon (a salutation, "Dear Ana,") are left out of what the model sees; a
    sentence too long for the model's window is split at a clause boundary (";", ", and", a
    comma, ...); a piece that still does not fit is passed through, flagged `too_long`. A
-   sentence with no letters, in another language or mixing scripts is not sent (`skipped`).
+   sentence with no letters, in another language or mixing scripts is not sent (`skipped`), nor
+   is a signature: the text's last line when it is only a name ("Lucía", "Ana García").
 3. `assemble`: the tutor's corrections of the pieces become `TextEdit`s whose `offset` and
    `length` point into the text exactly as typed (line breaks, double spaces and quotes kept):
    ``text[offset:offset + length] == original``, and applying every edit gives `corrected`.
@@ -156,7 +157,7 @@ class Piece:
 class PlannedSentence:
     span: Span
     pieces: list[Piece]
-    skip: str | None = None  # "no_words", "not_english", "mixed_scripts": not sent
+    skip: str | None = None  # "no_words", "not_english", "mixed_scripts", "signature": not sent
     language: str | None = None
 
 
@@ -233,8 +234,20 @@ def plan_text(text: str, fits: Callable[[str], bool]) -> TextPlan:
         if language not in (None, "en"):
             planned.append(PlannedSentence(span, [], "not_english", language))
             continue
+        if _is_signature(text, span):
+            planned.append(PlannedSentence(span, [], "signature"))
+            continue
         planned.append(PlannedSentence(span, _cut(text, _model_span(text, span), fits)))
     return TextPlan(text, planned)
+
+
+def _is_signature(text: str, span: Span) -> bool:
+    """The text's last line, after others, when it is one to three capitalised words and nothing
+    else: a name under a letter ("Lucía", "Ana García"), nothing for the tutor to correct."""
+    words = text[span.start : span.end].split()
+    own_line = text[: span.start].rstrip(" \t").endswith("\n") and not text[span.end :].strip()
+    capitalised = all(w[0].isupper() and w.replace("-", "").replace("'", "").isalpha() for w in words)
+    return own_line and 1 <= len(words) <= 3 and capitalised and words != ["I"]
 
 
 # ---------------------------------------------------------------- offsets and results

@@ -60,9 +60,14 @@ def test_a_streamed_email_sends_each_sentence_then_the_result(server):
     result = events[-1][1]
     check_offsets(EMAIL, result)
     assert sorted(streamed, key=lambda s: s["index"]) == result["sentences"]
-    # greedy decoding: the stream's answer is the plain one
-    assert (result["corrected"], result["edits"], result["sentences"]) == (
+    # greedy decoding: the stream's answer is the plain one (the second time from the answer cache); the
+    # rule cards may rank differently, their search taking a cheaper mode while the engine is busy
+    assert (result["corrected"], result["edits"], without_rules(result)) == (
         plain["corrected"],
         plain["edits"],
-        plain["sentences"],
+        without_rules(plain),
     )
+
+
+def without_rules(body: dict) -> list[dict]:
+    return [{k: v for k, v in s.items() if k != "rules"} for s in body["sentences"]]

@@ -143,3 +143,22 @@ def test_the_tutor_adds_pattern_fixes_only_when_configured():
     fixed = read(tutor, "He don't like it.", answers[0])
     assert fixed.corrected == "He doesn't like it." and fixed.gloss == "tercera persona: don't → doesn't"
     assert [e.category for e in fixed.edits] == ["third_person"]
+
+
+def test_a_pattern_overrules_a_model_edit_inside_its_words():
+    """The model dropped "to" ("I enjoy meet you"); the pattern says "meeting", and is right."""
+    answers = ["I enjoy meet you. / patrón verbal: to meet → meet", "She enjoys meeting people. / sin errores"]
+    tutor = tiny_tutor(answers, TutorConfig(min_token_prob=0.5, patterns=True))
+    fixed = read(tutor, "I enjoy to meet you.", answers[0])
+    assert fixed.corrected == "I enjoy meeting you." and fixed.gloss == "patrón verbal: to meet → meeting"
+    assert [(e.original, e.replacement) for e in fixed.edits] == [("to meet", "meeting")]
+    plain = read(tiny_tutor(answers, TutorConfig(min_token_prob=0.5)), "I enjoy to meet you.", answers[0])
+    assert plain.corrected == "I enjoy meet you."  # without patterns the model's answer stands
+
+
+def test_a_pattern_the_answer_agrees_with_changes_nothing():
+    """The model's "is 51 years old" is the pattern's fix, cut into other edits (has → is, but → old but)."""
+    answers = ["She is 51 years old but she sings. / edad con be: has 51 years → is 51 years old"]
+    tutor = tiny_tutor(answers, TutorConfig(min_token_prob=0.5, patterns=True))
+    fixed = read(tutor, "She has 51 years but she sings.", answers[0])
+    assert fixed.corrected == "She is 51 years old but she sings."

@@ -187,3 +187,21 @@ def test_language_guess():
     assert guess_language("Yo vivo en Madrid y trabajo en un banco.") == "es"
     assert guess_language("Ich wohne in Berlin und arbeite in einer Bank.") == "de"
     assert guess_language("123 !!!") is None
+
+
+@pytest.mark.parametrize(
+    "text, signature",
+    [
+        ("Dear Ana,\n\nI am fine.\n\nBest regards,\nLucía", "Lucía"),
+        ("Hi Tom!\nSee you soon.\nAna García\n", "Ana García"),
+        ("I am fine. Lucía", None),  # not a line of its own
+        ("Lucía\nI am fine.", None),  # not the last line
+        ("Dear Ana,\nI go home.\nI", None),
+        ("Hello,\nsee you tomorrow", None),  # not capitalised
+    ],
+)
+def test_a_name_on_the_last_line_is_a_signature_and_not_sent(text, signature):
+    plan = plan_text(text, lambda source: True)
+    signed = [text[s.span.start : s.span.end] for s in plan.sentences if s.skip == "signature"]
+    assert signed == ([signature] if signature else [])
+    assert all(text[plan.sentences[i].span.start :].strip() != signature for i, _, _ in plan.to_correct)

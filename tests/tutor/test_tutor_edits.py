@@ -66,7 +66,19 @@ def test_two_edits_get_their_own_categories():
         "He goes to school on Monday.",
         "tercera persona: go → goes; preposición: in → on; mayúscula: monday → Monday",
     )
-    assert got == [("go", "goes", "third_person"), ("in monday", "on Monday", "preposition")]
+    # "in monday → on Monday" is one changed stretch, and two explained edits side by side
+    assert got == [("go", "goes", "third_person"), ("in", "on", "preposition"), ("monday", "Monday", "capitalisation")]
+
+
+def test_a_stretch_is_split_only_where_the_items_tile_it_exactly():
+    items = "tercera persona: enjoy → enjoys; patrón verbal: to meet → meeting"
+    both = _check("She enjoy to meet people.", "She enjoys meeting people.", items)
+    assert both == [("enjoy", "enjoys", "third_person"), ("to meet", "meeting", "verb_pattern")]
+    one = _check("She enjoy to meet people.", "She enjoys meeting people.", "tercera persona: enjoy → enjoys")
+    assert one == [("enjoy to meet", "enjoys meeting", "third_person")]  # one item: not split
+    # the items' replacements do not make the stretch's: not split
+    wrong = "tercera persona: enjoy → enjoys; patrón verbal: to meet → meet"
+    assert _check("She enjoy to meet people.", "She enjoys meeting people.", wrong)[0][0] == "enjoy to meet"
 
 
 def test_item_is_found_where_the_edit_is():

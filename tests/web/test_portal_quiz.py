@@ -107,7 +107,32 @@ def test_the_bank_is_cached_as_json_and_rebuilt_when_the_file_is_bad(tmp_path):
     assert QuestionBank.cached(tmp_path, n=80).questions == built.questions
     cache.write_text("{not json", encoding="utf-8")
     assert QuestionBank.cached(tmp_path, n=80).questions == built.questions
-    assert [p.name for p in tmp_path.iterdir()] == [cache.name] and cache.read_text().startswith("[")
+    kept = [p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")]  # the builders' lock file stays
+    assert kept == [cache.name] and cache.read_text().startswith("[")
+
+
+def test_apps_starting_at_once_build_the_bank_once(tmp_path, monkeypatch):
+    """Each app builds its bank on a thread as it starts; several at once (a test run, workers) wait
+    for the first to write it instead of each checking every question with the model."""
+    import threading
+    import time
+
+    real_build, calls = QuestionBank.build, []
+
+    def counted_build(*args, **kwargs):
+        calls.append(threading.current_thread().name)
+        time.sleep(0.3)  # long enough for the others to be waiting
+        return real_build(*args, **kwargs)
+
+    monkeypatch.setattr(QuestionBank, "build", counted_build)
+    banks: list[QuestionBank] = []
+    threads = [threading.Thread(target=lambda: banks.append(QuestionBank.cached(tmp_path, n=40))) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(calls) == 1 and len(banks) == 4
+    assert all(bank.questions == banks[0].questions for bank in banks)
 
 
 def test_the_feedback_shows_the_tutors_correction_only_where_the_grader_agrees_with_it():

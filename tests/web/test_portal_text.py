@@ -41,7 +41,8 @@ UNCHECKABLE = (
     "Yesterday my brother and my little sister goed to the big supermarket near the old train station to buy "
     "some bread and milk and eggs and cheese and apples for the family dinner on Sunday evening with all our "
     "grandparents and cousins.\n"
-    "Muchas gracias por todo, nos vemos pronto."
+    "Muchas gracias por todo, nos vemos pronto.\n"
+    "Lucía"  # a signature: nothing to check, and not listed as unchecked
 )
 ENGINEERING = re.compile(r"\b(?:tokens?|window|ventana|http|request|json|api|csrf|utc|skipped|abstain\w*)\b", re.I)
 SUBMIT = {"es": "Corregir", "en": "Correct"}
@@ -140,6 +141,7 @@ def test_sentences_the_tutor_could_not_check_are_said_so_in_the_learners_words(p
         language = {"es": "español", "en": "Spanish"}[lang]
         assert reasons["skipped"]["message"] == t("unchecked_language", language=language)
         assert reasons["skipped"]["lang"] == "es" and reasons["skipped"]["sentence"].startswith("Muchas gracias")
+        assert "Lucía" not in [u["sentence"] for u in body["unchecked"]]
         for u in body["unchecked"]:
             assert not ENGINEERING.search(u["message"]), u
             assert u["message"] in body["html"]
