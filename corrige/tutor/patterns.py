@@ -11,28 +11,31 @@ alone), and only verbs whose past is not their base form ("she cut" may be past)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 from lemminflect import getAllLemmas, getInflection
 
 from corrige.tutor.edit_labels import CAPITALISED
 from corrige.tutor.edits import Edit, Token, non_overlapping, tokenize
+from corrige.tutor.pattern_words import (
+    ENDS_A_PHRASE,
+    THIRD_PERSON_VERBS,
+    TIME_UNITS,
+    is_base_verb,
+    is_number,
+    is_plural_noun,
+    replace_tokens,
+    word_after,
+)
+from corrige.tutor.phrase_patterns import PHRASE_RULES
 
 THIRD_PERSON_SUBJECTS = frozenset({"he", "she", "it"})
 # after these a subject pronoun starts a clause: "When he go", "and she like"
 CLAUSE_OPENERS = frozenset(
     ", ; : and but because when if so although though while after before until since that where who".split()
 )
-# verbs learners leave without -s that are not also common nouns or adjectives before an object
-THIRD_PERSON_VERBS = frozenset(
-    """go have want like need know live work play study think say make do love get come eat drink watch
-    speak write take see feel look seem use understand believe prefer remember forget try buy visit
-    travel teach learn listen wait help enjoy hate agree leave give open close start finish""".split()
-)
 PEOPLE_VERBS = {"is": "are", "was": "were", "has": "have", "isn't": "aren't", "wasn't": "weren't", "doesn't": "don't"}
-NUMBER_WORDS = frozenset("two three four five six seven eight nine ten eleven twelve many several".split())
-TIME_UNITS = frozenset("years months weeks days hours minutes".split())
 NEGATED = frozenset("don't doesn't didn't can't won't couldn't wouldn't".split())
 NEGATIVE_TO_ANY = {"nothing": "anything", "nobody": "anybody", "nowhere": "anywhere", "none": "any"}
 DEPEND_FORMS = frozenset("depend depends depended depending".split())
@@ -48,7 +51,6 @@ UNCOUNTABLE_PLURALS = {
 # capitalised in English, and no other word when written in lower case ("may", "march" are)
 ALWAYS_CAPITALISED = CAPITALISED - frozenset({"may", "march", "august", "internet", "i"})
 AGE_SUBJECTS = {"i": "am", "you": "are", "we": "are", "they": "are"}
-ENDS_A_PHRASE = frozenset(". , ; ! ? and but".split())
 # spelled with a vowel but said with a consonant (a university), and the other way (an hour)
 # (not "uni-" as in uninterested, unimportant)
 A_BEFORE = tuple("univers unit unif unicorn union uniq unison use usu uti ure eu one once".split())
@@ -85,10 +87,6 @@ ABSTRACT_NOUNS = frozenset("life nature happiness society love".split())
 GENERIC_VERBS = frozenset("is was can has will makes gives".split())
 
 
-def _is_number(word: str) -> bool:
-    return word in NUMBER_WORDS or (word.isdigit() and int(word) > 1)
-
-
 @lru_cache(maxsize=4096)
 def _third_person(verb: str) -> str | None:
     """``verb``'s -s form when it is a verb of the list whose past differs from its base."""
@@ -118,33 +116,6 @@ def _past_of(verb: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=4096)
-def _is_plural_noun(word: str) -> bool:
-    nouns = getAllLemmas(word).get("NOUN", ())
-    return word == "people" or (bool(nouns) and word not in nouns)
-
-
-@lru_cache(maxsize=4096)
-def _is_base_verb(word: str) -> bool:
-    return word in getAllLemmas(word).get("VERB", ())
-
-
-def _after(words: list[str], i: int) -> str:
-    return words[i] if i < len(words) else "."
-
-
-Rule = Callable[[Sequence[Token], list[str], int], Iterator[Edit]]
-
-
-def _edit(tokens: Sequence[Token], i: int, j: int, replacement: str, category: str, text: str) -> Edit:
-    """Replace tokens ``[i, j)`` (in ``text``) by ``replacement``, keeping a capital first letter."""
-    start, end = tokens[i].start, tokens[j - 1].end
-    original = text[start:end]
-    if original[:1].isupper() and replacement:
-        replacement = replacement[0].upper() + replacement[1:]
-    return Edit(start, end, original, replacement, category)
-
-
 def third_person(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     for i in range(len(words) - 1):
         if words[i] not in THIRD_PERSON_SUBJECTS or (i > 0 and words[i - 1] not in CLAUSE_OPENERS):
@@ -152,13 +123,13 @@ def third_person(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
         verb = words[i + 1]
         fixed = "doesn't" if verb == "don't" else _third_person(verb)
         if fixed:
-            yield _edit(tokens, i + 1, i + 2, fixed, "third_person", text)
+            yield replace_tokens(tokens, i + 1, i + 2, fixed, "third_person", text)
 
 
 def people_plural(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     for i in range(len(words) - 1):
         if words[i] == "people" and words[i + 1] in PEOPLE_VERBS and "of" not in words[max(i - 2, 0) : i]:
-            yield _edit(tokens, i + 1, i + 2, PEOPLE_VERBS[words[i + 1]], "people_plural", text)
+            yield replace_tokens(tokens, i + 1, i + 2, PEOPLE_VERBS[words[i + 1]], "people_plural", text)
 
 
 def verb_patterns(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
@@ -166,52 +137,52 @@ def verb_patterns(tokens: Sequence[Token], words: list[str], text: str) -> Itera
         pair = (words[i], words[i + 1])
         if pair in (("am", "agree"), ("i'm", "agree")) and (words[i] == "i'm" or (i > 0 and words[i - 1] == "i")):
             first = i - 1 if words[i] == "am" else i  # "I am agree" → "I agree"
-            yield _edit(tokens, first, i + 2, "I agree", "verb_pattern", text)
+            yield replace_tokens(tokens, first, i + 2, "I agree", "verb_pattern", text)
         elif (
             words[i] in ("explain", "explains", "explained")
             and words[i + 1] in ("me", "us", "him", "her")
             and i + 2 < len(words)
             and words[i + 2] in QUESTION_WORDS
         ):
-            yield _edit(tokens, i + 1, i + 2, f"to {words[i + 1]}", "verb_pattern", text)
-        elif words[i] in GERUND_VERBS and words[i + 1] == "to" and _is_base_verb(_after(words, i + 2)):
+            yield replace_tokens(tokens, i + 1, i + 2, f"to {words[i + 1]}", "verb_pattern", text)
+        elif words[i] in GERUND_VERBS and words[i + 1] == "to" and is_base_verb(word_after(words, i + 2)):
             gerund = getInflection(words[i + 2], "VBG")  # "I enjoy to read" → "I enjoy reading"
             if gerund:
-                yield _edit(tokens, i + 1, i + 3, gerund[0], "verb_pattern", text)
+                yield replace_tokens(tokens, i + 1, i + 3, gerund[0], "verb_pattern", text)
 
 
 def since_for(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     for i in range(len(words) - 2):
-        if words[i] == "since" and _is_number(words[i + 1]) and words[i + 2] in TIME_UNITS:
+        if words[i] == "since" and is_number(words[i + 1]) and words[i + 2] in TIME_UNITS:
             if i + 3 < len(words) and words[i + 3] == "ago":
                 continue  # "since three years ago" is another mistake
-            yield _edit(tokens, i, i + 1, "for", "present_perfect", text)
+            yield replace_tokens(tokens, i, i + 1, "for", "present_perfect", text)
 
 
 def prepositions(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """depends of → on; in Monday → on Monday (not "in Monday's paper"); listen music → listen to music."""
     for i in range(len(words) - 1):
         if words[i] in DEPEND_FORMS and words[i + 1] == "of":
-            yield _edit(tokens, i + 1, i + 2, "on", "preposition", text)
+            yield replace_tokens(tokens, i + 1, i + 2, "on", "preposition", text)
         elif words[i] == "in" and words[i + 1] in DAYS:
-            yield _edit(tokens, i, i + 1, "on", "preposition", text)
+            yield replace_tokens(tokens, i, i + 1, "on", "preposition", text)
         elif words[i] in LISTEN_FORMS and words[i + 1] in LISTEN_OBJECTS:
-            yield _edit(tokens, i + 1, i + 2, f"to {tokens[i + 1].text}", "preposition", text)
+            yield replace_tokens(tokens, i + 1, i + 2, f"to {tokens[i + 1].text}", "preposition", text)
 
 
 def comparatives(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     for i in range(len(words) - 1):
         if words[i] == "more" and _is_comparative(words[i + 1]):
-            yield _edit(tokens, i, i + 2, words[i + 1], "comparative", text)
-        elif words[i] == "more" and words[i + 1] in SHORT_ADJECTIVES and _after(words, i + 2) in AFTER_ADJECTIVE:
+            yield replace_tokens(tokens, i, i + 2, words[i + 1], "comparative", text)
+        elif words[i] == "more" and words[i + 1] in SHORT_ADJECTIVES and word_after(words, i + 2) in AFTER_ADJECTIVE:
             # "more easy than" → "easier than"; before a noun "more" may count it ("more cheap flights")
-            yield _edit(tokens, i, i + 2, getInflection(words[i + 1], "JJR")[0], "comparative", text)
+            yield replace_tokens(tokens, i, i + 2, getInflection(words[i + 1], "JJR")[0], "comparative", text)
 
 
 def double_negation(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     for i in range(len(words) - 2):
         if words[i] in NEGATED and words[i + 2] in NEGATIVE_TO_ANY:
-            yield _edit(tokens, i + 2, i + 3, NEGATIVE_TO_ANY[words[i + 2]], "double_negation", text)
+            yield replace_tokens(tokens, i + 2, i + 3, NEGATIVE_TO_ANY[words[i + 2]], "double_negation", text)
 
 
 def there_are(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
@@ -221,22 +192,22 @@ def there_are(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[
             continue
         amount = words[i + 2 : i + 5]
         many = amount[:3] == ["a", "lot", "of"] or amount[:2] in (["lots", "of"], ["plenty", "of"])
-        noun = _after(words, i + 2 + (3 if amount[:1] == ["a"] else 2))
-        if _is_number(words[i + 2]) or (many and _is_plural_noun(noun)):
+        noun = word_after(words, i + 2 + (3 if amount[:1] == ["a"] else 2))
+        if is_number(words[i + 2]) or (many and is_plural_noun(noun)):
             plural = "are" if words[i + 1] == "is" else "were"
-            yield _edit(tokens, i + 1, i + 2, plural, "there_is_plural", text)
+            yield replace_tokens(tokens, i + 1, i + 2, plural, "there_is_plural", text)
 
 
 def uncountables(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     for i, word in enumerate(words):
         if word in UNCOUNTABLE_PLURALS:
-            yield _edit(tokens, i, i + 1, UNCOUNTABLE_PLURALS[word], "uncountable", text)
+            yield replace_tokens(tokens, i, i + 1, UNCOUNTABLE_PLURALS[word], "uncountable", text)
 
 
 def purpose_for(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     for i in range(len(words) - 2):
         if words[i] == "for" and words[i + 1] == "to" and "VERB" in getAllLemmas(words[i + 2]):
-            yield _edit(tokens, i, i + 2, "to", "purpose_for", text)
+            yield replace_tokens(tokens, i, i + 2, "to", "purpose_for", text)
 
 
 def capitals(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
@@ -244,7 +215,7 @@ def capitals(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[E
         following = tokens[i + 1].text if i + 1 < len(tokens) else ""
         pronoun = token.text in ("i", "i'm", "i've", "i'll", "i'd") and following != "."  # not "i.e."
         if pronoun or (token.text in ALWAYS_CAPITALISED and token.text.islower()):
-            yield _edit(tokens, i, i + 1, token.text[0].upper() + token.text[1:], "capitalisation", text)
+            yield replace_tokens(tokens, i, i + 1, token.text[0].upper() + token.text[1:], "capitalisation", text)
 
 
 def age_with_be(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
@@ -255,9 +226,9 @@ def age_with_be(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
         after = words[i + 3] if i + 3 < len(words) else "."
         be = AGE_SUBJECTS.get(words[i - 1], "is")
         if after == "old":
-            yield _edit(tokens, i, i + 1, be, "age_have", text)
+            yield replace_tokens(tokens, i, i + 1, be, "age_have", text)
         elif after in ENDS_A_PHRASE:
-            yield _edit(tokens, i, i + 3, f"{be} {words[i + 1]} years old", "age_have", text)
+            yield replace_tokens(tokens, i, i + 3, f"{be} {words[i + 1]} years old", "age_have", text)
 
 
 def articles_a_an(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
@@ -268,18 +239,18 @@ def articles_a_an(tokens: Sequence[Token], words: list[str], text: str) -> Itera
         word = following.lower()
         wants_an = (word[0] in "aeiou" and not word.startswith(A_BEFORE)) or word.startswith(AN_BEFORE)
         if (words[i] == "an") != wants_an:
-            yield _edit(tokens, i, i + 1, "an" if wants_an else "a", "a_an", text)
+            yield replace_tokens(tokens, i, i + 1, "an" if wants_an else "a", "a_an", text)
 
 
 def missing_subject(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """Is (very) cold → It is (very) cold, in a statement ("Is it raining?" has its subject);
     because is sunny → because it is sunny (after "because" a clause needs its subject)."""
-    weather = _after(words, 2 if _after(words, 1) in INTENSIFIERS else 1)
+    weather = word_after(words, 2 if word_after(words, 1) in INTENSIFIERS else 1)
     if words[:1] in (["is"], ["was"]) and weather in WEATHER and not text.rstrip().endswith("?"):
-        yield _edit(tokens, 0, 1, f"it {words[0]}", "missing_subject", text)
+        yield replace_tokens(tokens, 0, 1, f"it {words[0]}", "missing_subject", text)
     for i in range(len(words) - 1):
         if words[i] == "because" and words[i + 1] in ("is", "was"):
-            yield _edit(tokens, i + 1, i + 2, f"it {words[i + 1]}", "missing_subject", text)
+            yield replace_tokens(tokens, i + 1, i + 2, f"it {words[i + 1]}", "missing_subject", text)
 
 
 def profession_article(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
@@ -290,13 +261,15 @@ def profession_article(tokens: Sequence[Token], words: list[str], text: str) -> 
             after = words[i + 2] if i + 2 < len(words) else "."
             if after in ENDS_A_PHRASE or after in ("in", "at", "for", "from"):
                 article = "an" if words[i + 1][0] in "aeiou" else "a"
-                yield _edit(tokens, i + 1, i + 2, f"{article} {tokens[i + 1].text}", "profession_article", text)
+                yield replace_tokens(
+                    tokens, i + 1, i + 2, f"{article} {tokens[i + 1].text}", "profession_article", text
+                )
 
 
 def generic_the(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """The life is hard → Life is hard (only these abstract nouns, only as the sentence's subject)."""
     if len(words) > 2 and words[0] == "the" and words[1] in ABSTRACT_NOUNS and words[2] in GENERIC_VERBS:
-        yield _edit(tokens, 0, 2, tokens[1].text.capitalize(), "generic_the", text)
+        yield replace_tokens(tokens, 0, 2, tokens[1].text.capitalize(), "generic_the", text)
 
 
 def past_marker(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
@@ -304,66 +277,31 @@ def past_marker(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
     its subject pronoun, then a verb of the list in the present."""
     if words[:1] == ["yesterday"]:
         i = 1
-    elif words[:1] == ["last"] and _after(words, 1) in PAST_PERIODS:
+    elif words[:1] == ["last"] and word_after(words, 1) in PAST_PERIODS:
         i = 2
     else:
         return
-    i += _after(words, i) == ","
-    past = _past_of(_after(words, i + 1)) if _after(words, i) in PAST_SUBJECTS else None
+    i += word_after(words, i) == ","
+    past = _past_of(word_after(words, i + 1)) if word_after(words, i) in PAST_SUBJECTS else None
     if past:
-        yield _edit(tokens, i + 1, i + 2, past, "past_marker", text)
+        yield replace_tokens(tokens, i + 1, i + 2, past, "past_marker", text)
 
 
 def adjective_plural(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """They are very goods → very good: an adjective with a plural -s after very/so/too."""
     for i in range(len(words) - 1):
         word = words[i + 1]
-        if words[i] not in INTENSIFIERS or not word.endswith("s") or _after(words, i + 2) not in AFTER_ADJECTIVE:
+        if words[i] not in INTENSIFIERS or not word.endswith("s") or word_after(words, i + 2) not in AFTER_ADJECTIVE:
             continue
         lemmas = getAllLemmas(word)  # no verb ("likes"), no noun of its own ("news", not "goods")
         own_noun = "NOUN" in lemmas and word[:-1] not in lemmas["NOUN"]
         if "VERB" not in lemmas and not own_noun and word[:-1] in PLAIN_ADJECTIVES:
-            yield _edit(tokens, i + 1, i + 2, tokens[i + 1].text[:-1], "adjective_plural", text)
+            yield replace_tokens(tokens, i + 1, i + 2, tokens[i + 1].text[:-1], "adjective_plural", text)
 
 
 # before these a verb takes its past participle ("I have eated" → "eaten", "was taked" → "taken")
-# adjectives of a noun that look like a regularised past ("a ringed hand": ring's past is rang)
-NOT_REGULARISED = frozenset({"ringed"})
-PARTICIPLE_AUXILIARIES = frozenset("have has had 've i've we've they've you've is was were been be are".split())
-
-
-@lru_cache(maxsize=4096)
-def _regularised_past(word: str) -> str | None:
-    """goed, buyed, teached, writed, runned → the verb's own past: an -ed word no dictionary knows
-    whose stem is a verb with an irregular past (learned, payed, putted, leaved are words)."""
-    if not word.endswith("ed") or not word.isalpha() or word in NOT_REGULARISED or getAllLemmas(word):
-        return None
-    stems = [word[:-2], word[:-1]]
-    if len(word) > 4 and word[-3] == word[-4]:
-        stems.append(word[:-3])  # runned, cutted
-    for stem in stems:
-        if len(stem) > 1 and _is_base_verb(stem):
-            past = getInflection(stem, "VBD")
-            regular = (stem + "ed", stem + "d", stem + stem[-1] + "ed")  # paned: panned is pan's past
-            if past and word not in past and past[0] not in regular:
-                return stem
-    return None
-
-
-def regularised_past(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
-    """Yesterday I goed → went; we buyed → bought; I have eated → eaten."""
-    for i, word in enumerate(words):
-        stem = _regularised_past(word)
-        if stem is None:
-            continue
-        participle = i > 0 and words[i - 1] in PARTICIPLE_AUXILIARIES
-        form = getInflection(stem, "VBN" if participle else "VBD")
-        if form:
-            yield _edit(tokens, i, i + 1, form[0], "past_irregular", text)
-
-
 RULES = (
-    regularised_past,
+    *PHRASE_RULES,
     third_person,
     people_plural,
     verb_patterns,

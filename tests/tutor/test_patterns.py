@@ -80,6 +80,21 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ),
         ("He writed it and runned home.", [("writed", "wrote", "past_irregular"), ("runned", "ran", "past_irregular")]),
         ("I have eated and it was maked.", [("eated", "eaten", "past_irregular"), ("maked", "made", "past_irregular")]),
+        (
+            "My parents is kind and some machines doesn't work.",
+            [("is", "are", "agreement"), ("doesn't", "don't", "agreement")],
+        ),
+        ("Many workers knows the rules.", [("knows", "know", "agreement")]),
+        (
+            "But I can't to go, and animals should to live free.",
+            [
+                ("can't to go", "can't go", "verb_form"),
+                ("should to live", "should live", "verb_form"),
+            ],
+        ),
+        ("I worked there during three years.", [("during", "for", "preposition")]),
+        ("We should do more for promote sport.", [("for", "to", "purpose_for")]),
+        ("In the Spain, many people live with their parents.", [("the Spain", "Spain", "determiner")]),
     ],
 )
 def test_a_pattern_is_fixed(sentence, expected):
@@ -129,6 +144,13 @@ def test_a_pattern_is_fixed(sentence, expected):
         "I learned a lot, payed the bill and putted the ball.",  # words a dictionary knows
         "We played, cooked and needed a hundred seeds.",  # regular pasts, and -ed words that are none
         "The diamond-paned window and his ringed hand.",  # pan's past is panned; a ringed hand
+        "One of the machines doesn't work and the data shows it.",  # the subject is "one"; "data" as a mass
+        "The work in the fields was hard, and in his eyes was fear.",  # the subject is "the work"; inversion
+        "He did what he could to help, all I can to win, and the will to live.",  # the modal's verb left out
+        "During the summer, and thank you for come.",  # no length of time; "for" takes -ing there
+        "I asked for help and for use by the staff.",  # "help", "use" are nouns too
+        "The England team and the United States.",  # an article of the team; a name with "the"
+        "That many times was the rope doubled.",
     ],
 )
 def test_a_correct_or_ambiguous_sentence_is_left_alone(sentence):

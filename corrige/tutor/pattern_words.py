@@ -1,0 +1,53 @@
+"""What the fixed learner patterns share: word classes from lemminflect's tables, a few word
+lists, and the edit that replaces a run of tokens (`corrige.tutor.patterns`,
+`corrige.tutor.phrase_patterns`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+from lemminflect import getAllLemmas
+
+from corrige.tutor.edits import Edit, Token
+
+NUMBER_WORDS = frozenset("two three four five six seven eight nine ten eleven twelve many several".split())
+TIME_UNITS = frozenset("years months weeks days hours minutes".split())
+ENDS_A_PHRASE = frozenset(". , ; ! ? and but".split())
+# verbs learners leave without -s that are not also common nouns or adjectives before an object
+THIRD_PERSON_VERBS = frozenset(
+    """go have want like need know live work play study think say make do love get come eat drink watch
+    speak write take see feel look seem use understand believe prefer remember forget try buy visit
+    travel teach learn listen wait help enjoy hate agree leave give open close start finish""".split()
+)
+
+
+def is_number(word: str) -> bool:
+    """A count above one: "two" ... "twelve", "many", "several", or digits."""
+    return word in NUMBER_WORDS or (word.isdigit() and int(word) > 1)
+
+
+@lru_cache(maxsize=4096)
+def is_plural_noun(word: str) -> bool:
+    """A noun's plural form (cats, children, people), not a noun whose own form ends in -s (news)."""
+    nouns = getAllLemmas(word).get("NOUN", ())
+    return word == "people" or (bool(nouns) and word not in nouns)
+
+
+@lru_cache(maxsize=4096)
+def is_base_verb(word: str) -> bool:
+    return word in getAllLemmas(word).get("VERB", ())
+
+
+def word_after(words: list[str], i: int) -> str:
+    """`words[i]`, or "." past the end (a sentence ends there)."""
+    return words[i] if i < len(words) else "."
+
+
+def replace_tokens(tokens: Sequence[Token], i: int, j: int, replacement: str, category: str, text: str) -> Edit:
+    """Replace tokens ``[i, j)`` (in ``text``) by ``replacement``, keeping a capital first letter."""
+    start, end = tokens[i].start, tokens[j - 1].end
+    original = text[start:end]
+    if original[:1].isupper() and replacement:
+        replacement = replacement[0].upper() + replacement[1:]
+    return Edit(start, end, original, replacement, category)

@@ -1,0 +1,146 @@
+"""More fixed patterns of Spanish speakers' English (see `corrige.tutor.patterns`): a verb after a
+plural subject, a modal's bare verb, a regularised past, durations, purpose, a country's article.
+
+Each fires only where a few neighbouring words leave no other reading: a plural noun right after
+its determiner ("my parents is", not "one of the machines doesn't" or "the data shows"), a
+modal, "to" and a base verb ("I can't to go"), a number of time units ("during three years").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+
+from lemminflect import getAllLemmas, getInflection
+
+from corrige.tutor import pattern_words as shared
+from corrige.tutor.edits import Edit, Token
+
+# adjectives of a noun that look like a regularised past ("a ringed hand": ring's past is rang)
+NOT_REGULARISED = frozenset({"ringed"})
+PARTICIPLE_AUXILIARIES = frozenset("have has had 've i've we've they've you've is was were been be are".split())
+SINGULAR_TO_PLURAL = {
+    "is": "are",
+    "was": "were",
+    "has": "have",
+    "isn't": "aren't",
+    "wasn't": "weren't",
+    "doesn't": "don't",
+    "hasn't": "haven't",
+}
+# what opens a plural noun phrase as its subject ("my parents", "some machines", "many workers")
+PLURAL_DETERMINERS = frozenset("the my your his her our their these those some many most all both several".split())
+# plural in form, often singular in use ("the data shows", "the media is")
+MASS_PLURALS = frozenset("data media criteria staff police means series species".split())
+# "people is" has a rule of its own (`patterns.people_plural`); "many times" is mostly an adverb
+NOT_HERE = MASS_PLURALS | {"people", "times"}
+PREPOSITIONS = frozenset(
+    "of in on at for with from to by about into under over through between among after before behind near like".split()
+)
+SUBJECT_PRONOUNS = frozenset("i you he she it we they".split())
+# "what he could to help", "all I can to win", "as much as we can to": the modal's verb is left out
+ELLIPSIS_OPENERS = frozenset("what all everything anything something as much whatever nothing best".split())
+MODALS = frozenset("can can't cannot could couldn't should shouldn't must mustn't will won't might would".split())
+# after these "for" takes an -ing form: "thank you for coming", "sorry for being late"
+FOR_ING = frozenset("thanks thank you sorry apologise apologize excuse forgive blame responsible famous known".split())
+# what may follow a place's name that ends its noun phrase ("in Spain, many", "Spain is", "Spain for")
+AFTER_A_PLACE = frozenset("is was has have are were in on at for to with from and or because when where".split())
+COUNTRIES = frozenset(
+    """spain france italy germany england portugal mexico argentina colombia peru chile brazil canada
+    china japan russia india australia ireland scotland greece morocco venezuela cuba ecuador""".split()
+)
+
+
+@lru_cache(maxsize=4096)
+def _regularised_past(word: str) -> str | None:
+    """goed, buyed, teached, writed, runned → the verb's own past: an -ed word no dictionary knows
+    whose stem is a verb with an irregular past (learned, payed, putted, leaved are words)."""
+    if not word.endswith("ed") or not word.isalpha() or word in NOT_REGULARISED or getAllLemmas(word):
+        return None
+    stems = [word[:-2], word[:-1]]
+    if len(word) > 4 and word[-3] == word[-4]:
+        stems.append(word[:-3])  # runned, cutted
+    for stem in stems:
+        if len(stem) > 1 and shared.is_base_verb(stem):
+            past = getInflection(stem, "VBD")
+            regular = (stem + "ed", stem + "d", stem + stem[-1] + "ed")  # paned: panned is pan's past
+            if past and word not in past and past[0] not in regular:
+                return stem
+    return None
+
+
+def regularised_past(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """Yesterday I goed → went; we buyed → bought; I have eated → eaten."""
+    for i, word in enumerate(words):
+        stem = _regularised_past(word)
+        if stem is None:
+            continue
+        participle = i > 0 and words[i - 1] in PARTICIPLE_AUXILIARIES
+        form = getInflection(stem, "VBN" if participle else "VBD")
+        if form:
+            yield shared.replace_tokens(tokens, i, i + 1, form[0], "past_irregular", text)
+
+
+@lru_cache(maxsize=4096)
+def _base_of_third_person(verb: str) -> str | None:
+    """``verb``'s base form when it is the -s form of a verb of the list ("knows" → "know")."""
+    for lemma in getAllLemmas(verb).get("VERB", ()):
+        if lemma in shared.THIRD_PERSON_VERBS and lemma not in ("have", "do") and verb in getInflection(lemma, "VBZ"):
+            return lemma
+    return None
+
+
+def plural_subject(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """my parents is → are; some machines doesn't → don't; many workers knows → know: a plural noun
+    right after its determiner, then the verb's singular form (not after "of": "one of the machines")."""
+    for i in range(2, len(words)):
+        noun = words[i - 1]
+        if words[i - 2] not in PLURAL_DETERMINERS or noun in NOT_HERE or not tokens[i - 1].text.islower():
+            continue
+        if (i > 2 and words[i - 3] in PREPOSITIONS) or not shared.is_plural_noun(noun):
+            continue  # "one of the machines doesn't", "the work in the fields was": not the subject
+        fixed = SINGULAR_TO_PLURAL.get(words[i]) or _base_of_third_person(words[i])
+        if fixed:
+            yield shared.replace_tokens(tokens, i, i + 1, fixed, "agreement", text)
+
+
+def modal_to(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I can't to go → can't go; animals should to live → should live: no "to" between a modal and its
+    verb. The modal follows its subject, and not in "what he could to help", "all I can to win",
+    where the verb after "to" is no modal's ("did what he could [do] to help")."""
+    for i in range(2, len(words) - 1):
+        if words[i] != "to" or words[i - 1] not in MODALS or not shared.is_base_verb(words[i + 1]):
+            continue
+        subject, before = words[i - 2], words[i - 3] if i > 2 else "."
+        if (subject in SUBJECT_PRONOUNS or shared.is_plural_noun(subject)) and before not in ELLIPSIS_OPENERS:
+            yield shared.replace_tokens(
+                tokens, i - 1, i + 2, f"{tokens[i - 1].text} {tokens[i + 1].text}", "verb_form", text
+            )
+
+
+def durations(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I worked there during three years → for three years (a length of time takes "for")."""
+    for i in range(len(words) - 2):
+        if words[i] == "during" and shared.is_number(words[i + 1]) and words[i + 2] in shared.TIME_UNITS:
+            yield shared.replace_tokens(tokens, i, i + 1, "for", "preposition", text)
+
+
+def purpose_bare_verb(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I came for learn English → to learn: "for" before a verb that is nothing else (not "for help"),
+    not where "for" takes an -ing ("thank you for come" → "for coming", another fix)."""
+    for i in range(len(words) - 1):
+        takes_ing = i > 0 and words[i - 1] in FOR_ING
+        lemmas = getAllLemmas(words[i + 1]) if words[i] == "for" and not takes_ing else {}
+        if lemmas and set(lemmas) == {"VERB"} and shared.is_base_verb(words[i + 1]):
+            yield shared.replace_tokens(tokens, i, i + 1, "to", "purpose_for", text)
+
+
+def country_article(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """In the Spain → In Spain: a country's name takes no article (not the United States, the UK)."""
+    for i in range(len(words) - 1):
+        if words[i] == "the" and words[i + 1] in COUNTRIES and tokens[i + 1].text[:1].isupper():
+            if shared.word_after(words, i + 2) in shared.ENDS_A_PHRASE | AFTER_A_PLACE:  # not "the England team"
+                yield shared.replace_tokens(tokens, i, i + 2, tokens[i + 1].text, "determiner", text)
+
+
+PHRASE_RULES = (regularised_past, plural_subject, modal_to, durations, purpose_bare_verb, country_article)
