@@ -30,6 +30,20 @@ MIN_LENGTH_FOR_TWO_EDITS = 6  # two edits from a short word reach too many words
 # what a suggestion may be besides a word lemminflect lists (it lists open-class words only)
 FUNCTION_WORDS = CLOSED_CLASS | frozenset("because although though until unless whether while than then also".split())
 AMBIGUITY_RATIO = 4.0  # the best suggestion must be this much more frequent than the next as close
+# learners' misspellings the rule above gets wrong or leaves: a split word (alot → lot), a Spanish
+# spelling (foto → foot), a misspelling the training texts hold (thier, begining, exemple, adress),
+# a near tie (wich: with, which). Each stands for one word only.
+LEARNER_MISSPELLINGS = {
+    "alot": "a lot",
+    "foto": "photo",
+    "fotos": "photos",
+    "wich": "which",
+    "thier": "their",
+    "begining": "beginning",
+    "exemple": "example",
+    "adress": "address",
+    "untill": "until",
+}
 
 # letters in any script (café, Ántonia are one word each), with an inner apostrophe (don't)
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
@@ -95,6 +109,8 @@ class Speller:
     def suggest(self, word: str) -> str | None:
         """The known word ``word`` most likely misspells, or None when no suggestion is safe."""
         w = word.lower()
+        if w in LEARNER_MISSPELLINGS:
+            return LEARNER_MISSPELLINGS[w]
         if len(w) < MIN_LENGTH or not w.isalpha() or not self.is_nonword(w):
             return None
         max_distance = 2 if len(w) >= MIN_LENGTH_FOR_TWO_EDITS else 1

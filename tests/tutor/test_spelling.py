@@ -76,6 +76,15 @@ def test_a_name_or_foreign_word_of_the_training_texts_is_never_suggested():
     assert speller.suggest("becuase") == "because"  # a function word lemminflect does not list
 
 
+def test_learners_misspellings_the_rule_gets_wrong_have_their_word():
+    # the rule would give "lot" for "alot" and "foot" for "foto", and nothing for "wich" near "with"
+    speller = Speller({**COUNTS, "lot": 300, "foot": 200, "with": 2000, "thier": 5})
+    assert speller.suggest("alot") == "a lot" and speller.suggest("foto") == "photo"
+    assert speller.suggest("wich") == "which" and speller.suggest("thier") == "their"  # "thier" is in the counts
+    fixes = speller.fixes("I like this foto alot.")
+    assert [(f.original, f.replacement) for f in fixes] == [("foto", "photo"), ("alot", "a lot")]
+
+
 def test_fixes_skip_capitalised_words_and_give_offsets(speller):
     sentence = "Wich food, Carlos, wich is realy good in Valencia."
     fixes = speller.fixes(sentence)
