@@ -22,6 +22,17 @@ THIRD_PERSON_VERBS = frozenset(
 )
 
 
+_UNITS = "one two three four five six seven eight nine".split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
+AGES = frozenset(_UNITS + _TEENS + _TENS + [f"{t}-{u}" for t in _TENS for u in _UNITS])
+
+
+def is_age(word: str) -> bool:
+    """A person's age in years: 1 to 120 in digits, or written out ("sixteen", "twenty-three")."""
+    return (word.isdigit() and 0 < int(word) <= 120) or word in AGES
+
+
 def is_number(word: str) -> bool:
     """A count above one: "two" ... "twelve", "many", "several", or digits."""
     return word in NUMBER_WORDS or (word.isdigit() and int(word) > 1)

@@ -22,6 +22,7 @@ from corrige.tutor.pattern_words import (
     ENDS_A_PHRASE,
     THIRD_PERSON_VERBS,
     TIME_UNITS,
+    is_age,
     is_base_verb,
     is_number,
     is_plural_noun,
@@ -78,7 +79,11 @@ AFTER_ADJECTIVE = ENDS_A_PHRASE | frozenset("than in at for to with now here the
 DAYS = frozenset(w for w in CAPITALISED if w.endswith(("day", "days")))
 PAST_PERIODS = DAYS | frozenset("night week month year summer winter spring autumn weekend".split())
 PAST_SUBJECTS = frozenset("i you we they he she".split())
-GERUND_VERBS = frozenset("enjoy enjoys enjoyed avoid avoids avoided finish finishes finished".split())
+# verbs that take -ing, not "to" ("enjoy to read", "I recommend to see", "he suggested to go")
+GERUND_VERBS = frozenset(
+    """enjoy enjoys enjoyed avoid avoids avoided finish finishes finished suggest suggests suggested
+    recommend recommends recommended""".split()
+)
 LISTEN_FORMS = frozenset("listen listens listened listening".split())
 # what "listen" cannot take without "to": a noun phrase's first word, or an object pronoun
 LISTEN_OBJECTS = frozenset("music the a my your his her our their this that these those me him us them".split())
@@ -221,7 +226,7 @@ def capitals(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[E
 def age_with_be(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """I have 20 years → I am 20 years old (not "I have 20 years of experience")."""
     for i in range(1, len(words) - 2):
-        if words[i] not in ("have", "has") or not words[i + 1].isdigit() or words[i + 2] != "years":
+        if words[i] not in ("have", "has") or not is_age(words[i + 1]) or words[i + 2] != "years":
             continue
         after = words[i + 3] if i + 3 < len(words) else "."
         be = AGE_SUBJECTS.get(words[i - 1], "is")

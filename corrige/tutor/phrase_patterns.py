@@ -1,5 +1,6 @@
 """More fixed patterns of Spanish speakers' English (see `corrige.tutor.patterns`): a verb after a
-plural subject, a modal's bare verb, a regularised past, durations, purpose, a country's article.
+plural subject, a modal's bare verb, a regularised past, durations, purpose, a country's article,
+the -ing a few words want after them, a word that counts its noun, and a few fixed phrases.
 
 Each fires only where a few neighbouring words leave no other reading: a plural noun right after
 its determiner ("my parents is", not "one of the machines doesn't" or "the data shows"), a
@@ -45,6 +46,12 @@ MODALS = frozenset("can can't cannot could couldn't should shouldn't must mustn'
 FOR_ING = frozenset("thanks thank you sorry apologise apologize excuse forgive blame responsible famous known".split())
 # what may follow a place's name that ends its noun phrase ("in Spain, many", "Spain is", "Spain for")
 AFTER_A_PLACE = frozenset("is was has have are were in on at for to with from and or because when where".split())
+LOOK_FORMS = frozenset("look looks looking looked".split())
+# what starts a verb's object: after "help", "meet" it makes them verbs ("thank you for help me")
+OBJECT_OPENERS = frozenset("me you him her us them it my your his our their the a an this that".split())
+# where a verb's base form stands: "don't loose", "to loose", "can loose"
+BEFORE_A_VERB = MODALS | frozenset("to don't doesn't didn't not never".split())
+MONTHS = frozenset("january february march april may june july august september october november december".split())
 COUNTRIES = frozenset(
     """spain france italy germany england portugal mexico argentina colombia peru chile brazil canada
     china japan russia india australia ireland scotland greece morocco venezuela cuba ecuador""".split()
@@ -143,4 +150,87 @@ def country_article(tokens: Sequence[Token], words: list[str], text: str) -> Ite
                 yield shared.replace_tokens(tokens, i, i + 2, tokens[i + 1].text, "determiner", text)
 
 
-PHRASE_RULES = (regularised_past, plural_subject, modal_to, durations, purpose_bare_verb, country_article)
+def _gerund(word: str) -> str | None:
+    forms = getInflection(word, "VBG")
+    return forms[0] if forms else None
+
+
+def _is_verb_here(words: list[str], i: int) -> bool:
+    """Whether ``words[i]`` is a base verb that cannot be read as a noun there: a word that is only a
+    verb, or a verb with its object after it ("help me", "meet the team")."""
+    word = words[i]
+    if not shared.is_base_verb(word):
+        return False
+    return set(getAllLemmas(word)) == {"VERB"} or shared.word_after(words, i + 1) in OBJECT_OPENERS
+
+
+def gerund_after(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I look forward to hear from you → hearing; After finish school → After finishing; thank you for
+    help me → helping: where English wants the -ing form of a verb."""
+    for i in range(1, len(words)):
+        forward = i >= 3 and words[i - 1] == "to" and words[i - 2] == "forward" and words[i - 3] in LOOK_FORMS
+        after_before = words[i - 1] in ("after", "before") and (i == 1 or words[i - 2] in (",", "and", "but"))
+        after_before = after_before and words[i] in shared.THIRD_PERSON_VERBS  # not "Before daylight"
+        thanks = words[i - 1] == "for" and any(w in FOR_ING for w in words[max(0, i - 5) : i - 1])
+        if (forward or after_before or thanks) and _is_verb_here(words, i):
+            gerund = _gerund(words[i])
+            if gerund:
+                yield shared.replace_tokens(tokens, i, i + 1, gerund, "verb_form", text)
+
+
+@lru_cache(maxsize=4096)
+def _plural_noun_only(word: str) -> bool:
+    """A plural noun that is no verb's -s form as well ("does" is a deer's plural, and "do"'s)."""
+    verbs = getAllLemmas(word).get("VERB", ())
+    return shared.is_plural_noun(word) and not any(word in getInflection(v, "VBZ") for v in verbs)
+
+
+def quantities(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """every months → every month; too much adverts → too many; others people → other people; a lot
+    of person → people: the word before a noun agrees with its number."""
+    for i in range(len(words) - 1):
+        word, noun = words[i], words[i + 1]
+        plural = _plural_noun_only(noun) and noun not in MASS_PLURALS and tokens[i + 1].text.islower()
+        if word == "every" and plural and noun != "people":
+            singular = getAllLemmas(noun).get("NOUN", (noun,))[0]
+            yield shared.replace_tokens(tokens, i + 1, i + 2, singular, "noun_number", text)
+        elif word == "much" and plural:
+            yield shared.replace_tokens(tokens, i, i + 1, "many", "noun_number", text)
+        elif word == "others" and plural:
+            yield shared.replace_tokens(tokens, i, i + 1, "other", "noun_number", text)
+        elif noun == "person" and (word in ("many", "several") or words[max(0, i - 2) : i + 1] == ["a", "lot", "of"]):
+            yield shared.replace_tokens(tokens, i + 1, i + 2, "people", "noun_number", text)
+
+
+def _is_day(word: str) -> bool:
+    return word.isdigit() and 1 <= int(word) <= 31
+
+
+def fixed_phrases(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """didn't used to → use to; don't loose → lose; the same street than me → as me; in 15 March → on
+    15 March; Do you can → Can you: a few words that are wrong wherever they stand together."""
+    for i in range(len(words) - 1):
+        pair = (words[i], words[i + 1])
+        if pair == ("used", "to") and (words[i - 1 : i] == ["didn't"] or words[max(0, i - 2) : i] == ["did", "not"]):
+            yield shared.replace_tokens(tokens, i, i + 1, "use", "verb_form", text)
+        elif words[i + 1] == "loose" and words[i] in BEFORE_A_VERB:
+            yield shared.replace_tokens(tokens, i + 1, i + 2, "lose", "word_confusion", text)
+        elif words[i] == "than" and "same" in words[max(0, i - 4) : i] and "more" not in words[max(0, i - 4) : i]:
+            yield shared.replace_tokens(tokens, i, i + 1, "as", "comparative", text)
+        elif words[i] == "in" and _is_day(words[i + 1]) and shared.word_after(words, i + 2) in MONTHS:
+            yield shared.replace_tokens(tokens, i, i + 1, "on", "preposition", text)
+        elif words[i : i + 3] == ["do", "you", "can"]:
+            yield shared.replace_tokens(tokens, i, i + 3, "can you", "question_order", text)
+
+
+PHRASE_RULES = (
+    regularised_past,
+    plural_subject,
+    modal_to,
+    durations,
+    purpose_bare_verb,
+    country_article,
+    gerund_after,
+    quantities,
+    fixed_phrases,
+)

@@ -95,6 +95,41 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("I worked there during three years.", [("during", "for", "preposition")]),
         ("We should do more for promote sport.", [("for", "to", "purpose_for")]),
         ("In the Spain, many people live with their parents.", [("the Spain", "Spain", "determiner")]),
+        (
+            "Thank you for help me. Thanks for come. I look forward to hear from you.",
+            [("help", "helping", "verb_form"), ("come", "coming", "verb_form"), ("hear", "hearing", "verb_form")],
+        ),
+        (
+            "He suggested to go and I recommend to see it.",
+            [
+                ("to go", "going", "verb_pattern"),
+                ("to see", "seeing", "verb_pattern"),
+            ],
+        ),
+        (
+            "I go every months with others people.",
+            [
+                ("months", "month", "noun_number"),
+                ("others", "other", "noun_number"),
+            ],
+        ),
+        ("A lot of person came.", [("person", "people", "noun_number")]),
+        (
+            "People didn't used to travel. Don't loose it.",
+            [
+                ("used", "use", "verb_form"),
+                ("loose", "lose", "word_confusion"),
+            ],
+        ),
+        ("She lives in the same street than me.", [("than", "as", "comparative")]),
+        (
+            "It took place in 15 March. Do you can help?",
+            [
+                ("in", "on", "preposition"),
+                ("Do you can", "Can you", "question_order"),
+            ],
+        ),
+        ("They have sixteen years.", [("have sixteen years", "are sixteen years old", "age_have")]),
     ],
 )
 def test_a_pattern_is_fixed(sentence, expected):
@@ -147,10 +182,13 @@ def test_a_pattern_is_fixed(sentence, expected):
         "One of the machines doesn't work and the data shows it.",  # the subject is "one"; "data" as a mass
         "The work in the fields was hard, and in his eyes was fear.",  # the subject is "the work"; inversion
         "He did what he could to help, all I can to win, and the will to live.",  # the modal's verb left out
-        "During the summer, and thank you for come.",  # no length of time; "for" takes -ing there
+        "During the summer we swam.",  # no length of time
         "I asked for help and for use by the staff.",  # "help", "use" are nouns too
         "The England team and the United States.",  # an article of the team; a name with "the"
         "That many times was the rope doubled.",
+        "Before daylight, after work, I look forward to the party and thank you for your help.",
+        "How much does it cost? I am not used to it; it was in 1999 March.",  # "does" is do's; a year
+        "It is more the same than before.",
     ],
 )
 def test_a_correct_or_ambiguous_sentence_is_left_alone(sentence):
