@@ -161,7 +161,7 @@ def rankings(retriever: Retriever, query: Query) -> dict[str, list[str]]:
     if retriever.dense is not None:
         dense = [i for i, _ in retriever.dense.rank(query.dense_text())]
         out["dense"] = dense
-        out["hybrid"] = [i for i, _ in rrf([lexical, dense], k=retriever.rrf_k)]
+        out["hybrid"] = [i for i, _ in rrf([lexical, dense], k=retriever.rrf_k, weights=retriever.weights)]
     return {m: [retriever.cards[i].id for i in ids] for m, ids in out.items()}
 
 

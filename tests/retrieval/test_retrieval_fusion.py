@@ -27,3 +27,29 @@ def test_rrf_ties_go_to_the_best_single_rank():
 def test_rrf_single_list_keeps_its_order():
     assert [i for i, _ in rrf([[3, 1, 2]])] == [3, 1, 2]
     assert rrf([[], []]) == []
+
+
+def test_a_weighted_list_counts_less():
+    # BM25 ranks p first and q fourth; the encoder ranks q first and p fourth. Even, they tie
+    # (p wins on first appearance); with the encoder's list at half weight p leads by a clear margin.
+    even = dict(rrf([["p", "x", "y", "q"], ["q", "x", "y", "p"]], k=60))
+    assert even["p"] == pytest.approx(even["q"])
+    weighted = dict(rrf([["p", "x", "y", "q"], ["q", "x", "y", "p"]], k=60, weights=[1.0, 0.5]))
+    assert weighted["p"] == pytest.approx(1 / 61 + 0.5 / 64) and weighted["q"] == pytest.approx(1 / 64 + 0.5 / 61)
+    assert weighted["p"] > weighted["q"]
+
+
+def test_the_served_fusion_finds_the_gerund_card_for_enjoy_to():
+    """The encoder alone puts "explain to me" first for "she enjoy to meet → meeting"; fused at
+    DENSE_WEIGHT the card the learner needs, "enjoy + -ing", comes first."""
+    from corrige.tutor.edits import Edit
+    from corrige.tutor.retrieval import Retriever, build_query
+
+    retriever = Retriever.load()
+    if retriever.dense is None:
+        pytest.skip("the dense model is not installed")
+    sentence = "My sister works as waitress and she enjoy to meet people."
+    start = sentence.index("to meet")
+    query = build_query(sentence, [Edit(start, start + 7, "to meet", "meeting", "verb_pattern")])
+    hits = retriever.search_query(query, k=3)
+    assert hits[0].card.id == "verb_pattern_ing"
