@@ -38,6 +38,8 @@ NOT_HERE = MASS_PLURALS | {"people", "times"}
 PREPOSITIONS = frozenset(
     "of in on at for with from to by about into under over through between among after before behind near like".split()
 )
+POSSESSIVES = frozenset("my your his her our their".split())
+GROUP_NOUNS = frozenset("family team staff police government class company band crew audience public".split())
 SUBJECT_PRONOUNS = frozenset("i you he she it we they".split())
 # "what he could to help", "all I can to win", "as much as we can to": the modal's verb is left out
 ELLIPSIS_OPENERS = frozenset("what all everything anything something as much whatever nothing best".split())
@@ -109,6 +111,26 @@ def plural_subject(tokens: Sequence[Token], words: list[str], text: str) -> Iter
         fixed = SINGULAR_TO_PLURAL.get(words[i]) or _base_of_third_person(words[i])
         if fixed:
             yield shared.replace_tokens(tokens, i, i + 1, fixed, "agreement", text)
+
+
+def singular_subject(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """My brother don't want → doesn't: a singular noun right after a possessive, then "don't" (not a
+    group noun, which British English may count as many: "my family don't")."""
+    for i in range(2, len(words)):
+        noun = words[i - 1]
+        if words[i] != "don't" or words[i - 2] not in POSSESSIVES or noun in GROUP_NOUNS:
+            continue
+        if (i == 2 or words[i - 3] not in PREPOSITIONS) and _singular_noun(noun) and tokens[i - 1].text.islower():
+            yield shared.replace_tokens(tokens, i, i + 1, "doesn't", "third_person", text)
+
+
+@lru_cache(maxsize=4096)
+def _singular_noun(word: str) -> bool:
+    """A noun in its own, singular form that is no adjective or adverb too ("my brother", "my boss",
+    not "my best", "my own")."""
+    lemmas = getAllLemmas(word)
+    nouns = lemmas.get("NOUN", ())
+    return word in nouns and not {"ADJ", "ADV"} & set(lemmas) and not word.endswith("s")
 
 
 def modal_to(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
@@ -226,6 +248,7 @@ def fixed_phrases(tokens: Sequence[Token], words: list[str], text: str) -> Itera
 PHRASE_RULES = (
     regularised_past,
     plural_subject,
+    singular_subject,
     modal_to,
     durations,
     purpose_bare_verb,

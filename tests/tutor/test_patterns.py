@@ -115,6 +115,13 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ),
         ("A lot of person came.", [("person", "people", "noun_number")]),
         (
+            "My brother don't want to come and his dog don't bark.",
+            [
+                ("don't", "doesn't", "third_person"),
+                ("don't", "doesn't", "third_person"),
+            ],
+        ),
+        (
             "People didn't used to travel. Don't loose it.",
             [
                 ("used", "use", "verb_form"),
@@ -189,6 +196,7 @@ def test_a_pattern_is_fixed(sentence, expected):
         "Before daylight, after work, I look forward to the party and thank you for your help.",
         "How much does it cost? I am not used to it; it was in 1999 March.",  # "does" is do's; a year
         "It is more the same than before.",
+        "My parents don't care, my family don't eat meat, and in my city don't rain.",  # plural, group, no subject
     ],
 )
 def test_a_correct_or_ambiguous_sentence_is_left_alone(sentence):
