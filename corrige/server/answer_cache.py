@@ -25,6 +25,8 @@ from corrige.engine import FinishReason, RequestOutput
 from corrige.obs.records import RequestStats
 from corrige.tutor.agent import Correction
 
+MAX_READINGS = 4  # readings kept per answer: the same sentence typed with other spacing
+
 
 @dataclass(frozen=True, slots=True)
 class _Answer:
@@ -97,3 +99,5 @@ class AnswerCache:
         answer = self._answers.get(tuple(prompt))
         if answer is not None:
             answer.readings[text] = correction
+            if len(answer.readings) > MAX_READINGS:  # spacings of one sentence must not grow it without end
+                del answer.readings[next(iter(answer.readings))]

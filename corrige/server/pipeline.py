@@ -221,7 +221,7 @@ class CorrectionPipeline:
         assert sentence.params is not None
         with self._stage(ENGINE, run, sentence, "engine", on_cpu=False) as event, self.refusals:
             engine_id = self.engine_id(run.meta.request_id)
-            answers = self.answers if run.options.cached else None
+            answers = self._answers(run)
             output = answers.get(sentence.prompt, engine_id) if answers is not None and not run.meta.fresh else None
             if output is not None:
                 event.detail = CACHED
@@ -252,7 +252,7 @@ class CorrectionPipeline:
         output = sentence.output
         assert output is not None
         with self._stage(FORMAT, run, sentence, "format"):
-            answers = self.answers if run.options.cached and not run.meta.fresh else None
+            answers = self._answers(run)  # an answer the engine just gave has no reading kept yet
             c = answers.reading(sentence.prompt, sentence.text) if answers is not None else None
             if c is None:
                 c = self.tutor.interpret(sentence.text, output.token_ids, output.logprobs or [], len(sentence.prompt))
@@ -298,6 +298,10 @@ class CorrectionPipeline:
         return correction
 
     # ---- helpers ----
+
+    def _answers(self, run: RequestRun) -> AnswerCache | None:
+        """The answer cache, where this request's sentences may use it (a text's pieces)."""
+        return self.answers if run.options.cached else None
 
     def engine_id(self, request_id: str) -> str:
         # unique even when a client reuses an X-Request-ID, or a batch sends several sentences

@@ -11,7 +11,7 @@ from server_support import bundled_model_available
 from corrige.engine import FinishReason, RequestOutput
 from corrige.obs import spans as S
 from corrige.obs.records import RequestStats
-from corrige.server.answer_cache import AnswerCache
+from corrige.server.answer_cache import MAX_READINGS, AnswerCache
 from corrige.server.app import create_app
 from corrige.server.settings import Settings
 from corrige.tutor.agent import Correction
@@ -57,6 +57,11 @@ def test_failed_answers_are_not_kept_and_readings_go_with_their_answer():
     assert cache.reading([9], "a b") is reading and cache.reading([9], "a  b") is None
     cache.put([9], output((5,)))  # a new answer: the old reading no longer holds
     assert cache.reading([9], "a b") is None
+    spacings = [f"a{' ' * n}b" for n in range(1, 8)]  # one prompt, many ways of typing it
+    for text in spacings:
+        cache.keep_reading([9], text, reading)
+    assert [cache.reading([9], t) for t in spacings].count(reading) == MAX_READINGS
+    assert cache.reading([9], spacings[-1]) is reading and cache.reading([9], spacings[0]) is None
 
 
 needs_model = pytest.mark.skipif(not bundled_model_available(), reason="no model in corrige/models/reader")
