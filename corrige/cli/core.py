@@ -182,6 +182,24 @@ def eval_cmd(
             dir_okay=False,
         ),
     ] = None,
+    reference: Annotated[
+        Path | None,
+        typer.Option(
+            help="FILE is then plain tokenised source lines and this file their references, line by line "
+            "(JFLEG: dev.src with dev.ref0). The tutor reads each source detokenised; ERRANT scores tokens.",
+            exists=True,
+            dir_okay=False,
+        ),
+    ] = None,
+    hypotheses: Annotated[
+        Path | None,
+        typer.Option(
+            help="With FILE: score another system's saved outputs instead (one tokenised line per sentence, "
+            "e.g. LanguageTool's or GECToR's for CoNLL-2014); no model runs.",
+            exists=True,
+            dir_okay=False,
+        ),
+    ] = None,
 ) -> None:
     """Exact match, edit precision/recall/F0.5, false alarms, abstentions, per category.
 
@@ -204,6 +222,8 @@ def eval_cmd(
             sweep=sweep,
             min_token_prob=min_token_prob,
             as_text=as_text,
+            reference=reference,
+            hypotheses=hypotheses,
         )
         return
     from corrige.cli.tutor_eval import evaluate_tutor

@@ -95,6 +95,12 @@ def _progress(console: Console, label: str) -> Any:
     )
 
 
+def _format(file: Path, reference: Path | None) -> str:
+    from corrige.evaluation.errant_scoring import is_m2
+
+    return "plain pair" if reference is not None else "m2" if is_m2(file) else "tsv"
+
+
 def _summary(s: ErrantScores) -> dict[str, Any]:
     d = s.to_dict()
     d.pop("per_type")
@@ -113,30 +119,38 @@ def run(
     sweep: bool,
     min_token_prob: float | None,
     as_text: bool = False,
+    reference: Path | None = None,
+    hypotheses: Path | None = None,
 ) -> dict[str, Any]:
-    """Read, correct (unless `score_only`), score, print; returns the figures written to JSON."""
+    """Read, correct (unless `score_only` or `hypotheses`), score, print; returns the figures
+    written to JSON."""
     from dataclasses import replace
 
     from corrige.evaluation import errant_predict as ep
     from corrige.evaluation import errant_scoring as es
 
     results: dict[str, Any] = {"metric": "ERRANT span-based correction, one reference, F0.5"}
+    tokenised = False
     if score_only is not None:
         rows, outputs = ep.read_predictions(score_only)
         results |= {"file": str(score_only), "format": "predictions"}
         tutor = None
     elif file is None:
         raise ValueError("a FILE or --score-only is needed")
+    elif hypotheses is not None:
+        rows = es.read_parallel(file, half, reference)
+        outputs, tokenised, tutor = es.read_hypotheses(hypotheses, rows), True, None
+        results |= {"file": str(file), "hypotheses": str(hypotheses), "format": _format(file, reference)}
     else:
         from corrige.tutor.agent import BUNDLED_MODEL, Tutor
 
-        rows = es.read_parallel(file, half)
+        rows = es.read_parallel(file, half, reference)
         tutor = Tutor.load(model)
         if min_token_prob is not None:
             tutor.config = replace(tutor.config, min_token_prob=min_token_prob)
         results |= {
             "file": str(file),
-            "format": "m2" if es.is_m2(file) else "tsv",
+            "format": _format(file, reference),
             "half": half,
             "model": str(model or BUNDLED_MODEL),
             "min_token_prob": tutor.config.min_token_prob,
@@ -150,7 +164,7 @@ def run(
     with console.status("loading spaCy and ERRANT"):
         scorer = es.ErrantScorer()
     with console.status("scoring with ERRANT"):
-        scores = scorer.score(rows, outputs)
+        scores = scorer.score(rows, outputs, tokenised)
     results["scores"] = scores.to_dict()
     print_table(console, summary_table(f"ERRANT: {results['file']}", scores))
     print_table(console, types_table(scores))

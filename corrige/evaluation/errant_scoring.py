@@ -149,9 +149,14 @@ def _rate(num: int, den: int) -> float:
 # --- reading files -------------------------------------------------------------------------
 
 
-def read_parallel(path: str | Path, half: str = "all") -> list[Row]:
-    """Rows of an M2 file (first line `S ...`) or of a TSV with a header."""
+def read_parallel(path: str | Path, half: str = "all", reference: str | Path | None = None) -> list[Row]:
+    """Rows of an M2 file (first line `S ...`), of a TSV with a header, or (with `reference`) of
+    two plain files of tokenised lines, sources and their references (JFLEG's `dev.src`, `dev.ref0`)."""
     path = Path(path)
+    if reference is not None:
+        if half != "all":
+            raise ValueError(f"{path}: plain files have no halves; use --half all")
+        return read_plain_pair(path, reference)
     if is_m2(path):
         if half != "all":
             raise ValueError(f"{path}: an M2 file has no halves; use --half all")
@@ -225,6 +230,28 @@ def read_m2(path: str | Path, annotator: int = 0) -> list[Row]:
         rows.append(Row(detokenize(tokens), detokenize(reference), tokens, tuple(edits)))
     log.info("read %d sentences from %s (annotator %d)", len(rows), path, annotator)
     return rows
+
+
+def read_plain_pair(sources: str | Path, references: str | Path) -> list[Row]:
+    """Rows of two plain files, line by line: tokenised sources and their tokenised references.
+    The tutor reads each source detokenised, as it would read a learner's text; ERRANT reads the
+    source's own tokens, as for an M2 file."""
+    src = Path(sources).read_text(encoding="utf-8").splitlines()
+    ref = Path(references).read_text(encoding="utf-8").splitlines()
+    if len(src) != len(ref):
+        raise ValueError(f"{sources} has {len(src)} lines but {references} has {len(ref)}")
+    rows = [Row(detokenize(s.split()), detokenize(r.split()), tuple(s.split())) for s, r in zip(src, ref, strict=True)]
+    log.info("read %d sentences from %s and %s", len(rows), sources, references)
+    return rows
+
+
+def read_hypotheses(path: str | Path, rows: Sequence[Row]) -> list[Output]:
+    """Another system's saved outputs, one tokenised line per row (LanguageTool's or GECToR's
+    outputs for CoNLL-2014), to be scored as they are (`ErrantScorer.score(..., tokenised=True)`)."""
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    if len(lines) != len(rows):
+        raise ValueError(f"{path} has {len(lines)} lines for {len(rows)} sentences")
+    return [Output(" ".join(line.split())) for line in lines]
 
 
 def apply_edits(tokens: Sequence[str], edits: Iterable[SpanEdit]) -> list[str]:
@@ -308,13 +335,13 @@ class ErrantScorer:
                 self._sources[key] = self.annotator.parse(row.source, self.tokenise)
         return self._sources[key]
 
-    def edits(self, row: Row, text: str) -> tuple[SpanEdit, ...]:
-        """ERRANT's edits turning the row's source into `text`."""
-        if same_text(text, row.source):
+    def edits(self, row: Row, text: str, tokenised: bool = False) -> tuple[SpanEdit, ...]:
+        """ERRANT's edits turning the row's source into `text` (`tokenised`: split on spaces as it is)."""
+        if same_text(text, row.source) or (row.source_tokens is not None and tuple(text.split()) == row.source_tokens):
             return ()
         key = (self._source_key(row), text)
         if key not in self._edits:
-            tokenise = True if row.source_tokens is not None else self.tokenise
+            tokenise = not tokenised and (True if row.source_tokens is not None else self.tokenise)
             cor = self.annotator.parse(text, tokenise)
             self._edits[key] = tuple(
                 SpanEdit(e.o_start, e.o_end, " ".join(t.text for t in e.c_toks), e.type)
@@ -325,7 +352,8 @@ class ErrantScorer:
     def reference_edits(self, row: Row) -> tuple[SpanEdit, ...]:
         return row.reference_edits if row.reference_edits is not None else self.edits(row, row.reference)
 
-    def score(self, rows: Sequence[Row], outputs: Sequence[Output]) -> ErrantScores:
+    def score(self, rows: Sequence[Row], outputs: Sequence[Output], tokenised: bool = False) -> ErrantScores:
+        """Corpus figures of `outputs` (`tokenised`: the predictions are tokenised text, read as it is)."""
         if len(rows) != len(outputs):
             raise ValueError(f"{len(rows)} rows but {len(outputs)} outputs")
         tp = fp = fn = changed = correct = false_alarms = abstentions = refusals = 0
@@ -334,12 +362,15 @@ class ErrantScorer:
             prediction = row.source if out.abstained or out.refused else out.prediction
             abstentions += out.abstained and not out.refused
             refusals += out.refused
-            is_changed = not same_text(prediction, row.source)
+            unchanged = same_text(prediction, row.source) or (
+                tokenised and row.source_tokens is not None and tuple(prediction.split()) == row.source_tokens
+            )
+            is_changed = not unchanged
             changed += is_changed
             if row.correct:
                 correct += 1
                 false_alarms += is_changed
-            counts = compare_edits(self.edits(row, prediction), self.reference_edits(row))
+            counts = compare_edits(self.edits(row, prediction, tokenised), self.reference_edits(row))
             for t, (a, b, c) in counts.items():
                 tp, fp, fn = tp + a, fp + b, fn + c
                 acc = types.setdefault(t, [0, 0, 0])
@@ -408,6 +439,8 @@ __all__ = [
     "is_m2",
     "prf",
     "read_m2",
+    "read_hypotheses",
     "read_parallel",
+    "read_plain_pair",
     "read_tsv",
 ]

@@ -360,3 +360,55 @@ def test_cli_without_file_keeps_the_model_card_evaluation(tmp_path):
     data = json.loads(figures.read_text())
     assert list(data["sets"]) == ["synthetic test"]
     assert data["sets"]["synthetic test"]["n"] == 20
+
+
+# --- tokenised sets: plain source/reference files and other systems' saved outputs ------------
+
+TOKENISED = [
+    # (source tokens, reference tokens, another system's tokenised output)
+    ("He do n't like it .", "He does n't like it .", "He does n't like it ."),
+    ("I live in Valencia since 2015 .", "I have lived in Valencia since 2015 .", "I live in Valencia since 2015 ."),
+    ("We arrived to the station .", "We arrived at the station .", "We arrived in the station ."),
+]
+
+
+def test_plain_pairs_read_detokenised_and_score_tokens(tmp_path, scorer):
+    src, ref = tmp_path / "dev.src", tmp_path / "dev.ref0"
+    src.write_text("".join(f"{s}\n" for s, _, _ in TOKENISED))
+    ref.write_text("".join(f"{r}\n" for _, r, _ in TOKENISED))
+    rows = es.read_parallel(src, reference=ref)
+    assert [r.source for r in rows][0] == "He don't like it."  # what the tutor reads
+    assert rows[0].source_tokens == tuple(TOKENISED[0][0].split())
+    # the detokenised reference written back as text scores as the reference itself: every edit a TP
+    s = scorer.score(rows, [es.Output(r.reference) for r in rows])
+    assert (s.fp, s.fn) == (0, 0) and s.tp == 3
+    # a tokenised output is read as it is: the unchanged row is unchanged, not a spacing edit
+    hyp = tmp_path / "hyp.txt"
+    hyp.write_text("".join(f"{h}\n" for _, _, h in TOKENISED))
+    t = scorer.score(rows, es.read_hypotheses(hyp, rows), tokenised=True)
+    assert (t.tp, t.fp, t.fn, t.changed) == (1, 1, 2, 2)
+    # read as plain text, the unchanged row would count as changed (its spacing is not the source's)
+    assert scorer.score(rows, es.read_hypotheses(hyp, rows)).changed == 3
+
+
+def test_plain_pairs_must_have_as_many_lines(tmp_path):
+    src, ref = tmp_path / "a.src", tmp_path / "a.ref"
+    src.write_text("One .\nTwo .\n")
+    ref.write_text("One .\n")
+    with pytest.raises(ValueError, match="has 2 lines"):
+        es.read_parallel(src, reference=ref)
+
+
+def test_cli_scores_saved_hypotheses_beside_the_tutor(tmp_path):
+    src, ref, hyp = tmp_path / "t.src", tmp_path / "t.ref0", tmp_path / "lt.txt"
+    src.write_text("".join(f"{s}\n" for s, _, _ in TOKENISED))
+    ref.write_text("".join(f"{r}\n" for _, r, _ in TOKENISED))
+    hyp.write_text("".join(f"{h}\n" for _, _, h in TOKENISED))
+    out = tmp_path / "lt.json"
+    _invoke(str(src), "--reference", str(ref), "--hypotheses", str(hyp), "--json", str(out))
+    data = json.loads(out.read_text())
+    assert data["format"] == "plain pair" and data["hypotheses"] == str(hyp)
+    assert (data["scores"]["tp"], data["scores"]["fp"]) == (1, 1)
+    ours = tmp_path / "ours.json"
+    _invoke(str(src), "--reference", str(ref), "--json", str(ours))
+    assert json.loads(ours.read_text())["scores"]["rows"] == 3

@@ -1,0 +1,171 @@
+"""Candidate corrections of a sentence, one word at a time, from confusion sets.
+
+A learner's error is most often one word swapped for a neighbour in its family: a preposition
+for another (in Monday), an article missing or extra (I am teacher, the life), a verb in the
+wrong form (she go, I am agree with, last year I have visited), a noun in the wrong number
+(two child), a real word for a similar one (there/their, make/do). Each candidate changes one
+word (replaces, drops or adds it); a language model then says which, if any, make the sentence
+more likely (`corrige.tutor.rescoring`). The families are data (`confusion_sets.txt`,
+lemminflect's inflection tables), not rules.
+
+Candidates stay clear of what the tutor cannot judge: a capitalised word inside the sentence (a
+name), a word with digits, a word the language model does not know.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from lemminflect import getAllInflections, getAllLemmas
+
+from corrige.tutor.edit_labels import DETERMINERS, POSSESSIVES, PRONOUNS, name_edit
+from corrige.tutor.edits import Edit, Token, tokenize
+
+CONFUSION_FILE = Path(__file__).with_name("confusion_sets.txt")
+ARTICLES = ("a", "an", "the")
+# words after which an article cannot be added: other determiners, possessives, numbers, pronouns
+NO_ARTICLE_AFTER = (
+    DETERMINERS
+    | POSSESSIVES
+    | PRONOUNS
+    | frozenset(
+        "one two three four five six seven eight nine ten many much several few more most all both such what "
+        "which whose 's".split()
+    )
+)
+_BE = ("am", "is", "are", "was", "were", "be", "been", "being")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """Replace tokens ``[i, j)`` of the sentence by ``words`` (empty: delete; i == j: insert)."""
+
+    i: int
+    j: int
+    words: tuple[str, ...]
+    kind: str  # "replace", "insert" or "delete": each has its own threshold
+    family: str  # which confusion set proposed it: preposition, article, verb, noun, confusion
+
+
+@dataclass(frozen=True)
+class ConfusionSets:
+    """Families of words a learner confuses (one word may belong to several): `family` names what
+    kind of error a swap inside it is."""
+
+    families: dict[str, tuple[frozenset[str], ...]]
+
+    @classmethod
+    def load(cls, path: Path = CONFUSION_FILE) -> ConfusionSets:
+        families: dict[str, list[frozenset[str]]] = {}
+        for line in path.read_text(encoding="utf-8").splitlines():
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            family, _, groups = line.partition(":")
+            for group in groups.split():
+                families.setdefault(family.strip(), []).append(frozenset(group.split("/")))
+        return cls({k: tuple(v) for k, v in families.items()})
+
+    def alternatives(self, word: str) -> list[tuple[str, str]]:
+        """(alternative, family) for every family group holding `word` (lower case)."""
+        found = []
+        for family, groups in self.families.items():
+            for group in groups:
+                if word in group:
+                    found += [(w, family) for w in sorted(group) if w != word]
+        return found
+
+    def members(self, family: str) -> frozenset[str]:
+        return frozenset().union(*self.families.get(family, ()))
+
+
+@lru_cache(maxsize=16384)
+def inflections(word: str) -> tuple[tuple[str, str], ...]:
+    """(other form, "verb" or "noun") for the other inflections of `word`'s verb and noun lemmas."""
+    out: dict[str, str] = {}
+    lemmas = getAllLemmas(word)
+    for pos, family in (("VERB", "verb"), ("NOUN", "noun")):
+        for lemma in lemmas.get(pos, ()):
+            if pos == "VERB" and lemma == "be":
+                forms = set(_BE)
+            else:
+                forms = {f for group in getAllInflections(lemma, upos=pos).values() for f in group} | {lemma}
+            for form in forms:
+                if form != word and " " not in form and "'" not in form:
+                    out.setdefault(form, family)
+    return tuple(sorted(out.items()))
+
+
+def _judgeable(tok: Token, k: int) -> bool:
+    """A word a candidate may change: a lower-case word (the first word may be capitalised), no digits."""
+    text = tok.text
+    return tok.is_word and not any(c.isdigit() for c in text) and (k == 0 or not text[:1].isupper())
+
+
+def candidates(
+    tokens: list[Token], sets: ConfusionSets, known: Callable[[str], bool], locked: frozenset[int] = frozenset()
+) -> list[Candidate]:
+    """Every one-word candidate of a tokenised sentence; tokens in `locked` are left alone (the
+    tutor already changed them), and every word a candidate writes is one `known` accepts."""
+    words = [t.text.lower() for t in tokens]
+    preps = sets.members("preposition")
+    found: list[Candidate] = []
+    for k, tok in enumerate(tokens):
+        if k in locked or not _judgeable(tok, k):
+            continue
+        w = words[k]
+        for alt, family in sets.alternatives(w):
+            found.append(Candidate(k, k + 1, tuple(alt.split()), "replace", family))
+        if w in preps or w in ARTICLES:
+            found.append(Candidate(k, k + 1, (), "delete", "preposition" if w in preps else "article"))
+        if w in ARTICLES:
+            found += [Candidate(k, k + 1, (a,), "replace", "article") for a in ARTICLES if a != w]
+        elif known(w):
+            for form, family in inflections(w):
+                found.append(Candidate(k, k + 1, (form,), "replace", family))
+        # an article before a word that could start a noun phrase
+        before = words[k - 1] if k else ""
+        if k - 1 not in locked and before not in NO_ARTICLE_AFTER and w not in NO_ARTICLE_AFTER | preps:
+            found += [Candidate(k, k, (a,), "insert", "article") for a in ARTICLES]
+    return [c for c in found if all(known(x) for x in c.words)]
+
+
+def candidate_edit(tokens: list[Token], text: str, c: Candidate) -> Edit:
+    """The candidate as an `Edit` of `text` (a capital first letter kept), widened to a word
+    for an insertion or a deletion, as the tutor's edits always are, and named by its words."""
+    i, j = c.i, c.j
+    new = " ".join(c.words)
+    if c.kind == "insert":  # "am teacher" -> "am a teacher": the edit spans the next word
+        j = i + 1
+        new = f"{new} {tokens[i].text}"
+    elif c.kind == "delete":  # "discuss about it" -> "discuss it": the edit spans the next word
+        if i + 1 < len(tokens) and tokens[i + 1].is_word:
+            j = i + 2
+            new = tokens[i + 1].text
+        elif i > 0:
+            i, new = i - 1, tokens[i - 1].text
+    start, end = tokens[i].start, tokens[j - 1].end
+    original = text[start:end]
+    if original[:1].isupper() and new:
+        new = new[0].upper() + new[1:]
+        if c.kind == "insert" and c.i == 0:  # "Life is" -> "The life is"
+            rest = tokens[i].text
+            new = new[: len(new) - len(rest)] + rest[0].lower() + rest[1:]
+    before = [t.text for t in tokenize(text[:start]) if t.is_word][-1:]
+    category = name_edit(original, new, before[0] if before else "") or _FAMILY_CATEGORY[c.family]
+    return Edit(start, end, original, new, category)
+
+
+_FAMILY_CATEGORY = {
+    "preposition": "preposition",
+    "article": "determiner",
+    "verb": "verb_form",
+    "noun": "noun_number",
+    "confusion": "word_confusion",
+    "calque": "calque",
+    "pronoun": "pronoun",
+    "quantifier": "noun_number",
+}
