@@ -28,6 +28,8 @@ rules_app = typer.Typer(help="Grammar rule cards: search the knowledge base.", n
 app.add_typer(rules_app, name="rules")
 corpus_app = typer.Typer(help="Training corpus: clean English sentences from licensed sources.", no_args_is_help=True)
 app.add_typer(corpus_app, name="corpus")
+lm_app = typer.Typer(help="The language model that scores candidate corrections.", no_args_is_help=True)
+app.add_typer(lm_app, name="lm")
 
 console = Console()
 
@@ -54,6 +56,6 @@ def _numpy_runtime_threads() -> None:
 # Each module registers its commands; `corrige --help` lists them in that order (serve after eval).
 # isort: off
 from corrige.cli import bench, compare, core, serve  # noqa: E402,F401
-from corrige.cli import corpus, lab, limits, obs, traces_bench  # noqa: E402,F401
+from corrige.cli import corpus, lab, limits, lm, obs, traces_bench  # noqa: E402,F401
 from corrige.cli import portal, rules, soak, tool  # noqa: E402,F401
 # isort: on

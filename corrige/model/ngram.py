@@ -153,6 +153,28 @@ class NgramLM:
         lp = self._trigram_logprobs(np.concatenate(rows))
         return np.bincount(np.concatenate(owner), weights=lp.astype(np.float64), minlength=len(sentences))
 
+    def change_gains(self, words: Sequence[str], changes: Sequence[tuple[int, int, Sequence[str]]]) -> np.ndarray:
+        """How much each change raises the sentence's ln-probability: a change replaces `words[i:j]`
+        by its new words (none: a deletion; i == j: an insertion). Only the trigrams a change
+        touches are scored (its new words and the two after), all changes in one batch."""
+        if not changes:
+            return np.zeros(0, dtype=np.float64)
+        ids = self.padded(words).tolist()  # two <s> first: word k is ids[k + 2]
+        unk = self.index[UNK]
+        rows: list[tuple[int, int, int]] = []
+        sign: list[float] = []
+        owner: list[int] = []
+        for n, (i, j, new) in enumerate(changes):
+            tail = ids[j + 2 : j + 4]  # the two words after the change (or </s>) see it in their context
+            for seq, s in (([*ids[i : i + 2], *(self.index.get(w, unk) for w in new), *tail], 1.0),
+                           (ids[i : j + 2 + len(tail)], -1.0)):  # fmt: skip
+                for k in range(2, len(seq)):
+                    rows.append((seq[k - 2], seq[k - 1], seq[k]))
+                    sign.append(s)
+                    owner.append(n)
+        lp = self._trigram_logprobs(np.array(rows, dtype=np.int64)).astype(np.float64)
+        return np.bincount(np.array(owner), weights=lp * np.array(sign), minlength=len(changes))
+
     def score(self, sentence: str) -> float:
         """Total ln-probability of a sentence as text."""
         return float(self.score_many([words_of(sentence)])[0])

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from corrige.model.config import GPTConfig
 from corrige.model.generate import greedy_generate_scored, lookup_greedy_generate_scored
+from corrige.model.ngram import NgramLM
 from corrige.model.numpy_gpt import KVCache, RuntimeWeights, prepare
 from corrige.model.weights import CONFIG_FILE, config_from_hf, load_model
 from corrige.tokenizer import BPETokenizer
@@ -33,9 +34,10 @@ from corrige.tutor.categories import OTHER
 from corrige.tutor.consistency import explain, gloss_disagreement, gloss_from_words, keep_explained
 from corrige.tutor.drafting import AnswerDrafter
 from corrige.tutor.edit_labels import load_word_tables
-from corrige.tutor.edits import Edit, apply_edits, diff_edits, non_overlapping
+from corrige.tutor.edits import Edit, apply_edits, changed_spans, diff_edits, non_overlapping
 from corrige.tutor.patterns import pattern_fixes
 from corrige.tutor.plausibility import content_mismatch, load_known_words, load_word_counts, unknown_words
+from corrige.tutor.rescoring import Rescorer, RescoringConfig
 from corrige.tutor.spelling import Speller
 from corrige.tutor.token_codec import AnswerStream, PromptTooLong, check_fits, encode_prompt, split_answer
 
@@ -48,6 +50,8 @@ SEED_MODEL = MODELS_DIR / "seed"
 # It wins on every quality target of real writing and keeps the serving targets; see both model cards.
 READER_MODEL = MODELS_DIR / "reader"
 BUNDLED_MODEL = READER_MODEL
+# The word trigram model that scores candidate corrections (`rescoring.py`), with its tuned margins.
+LM_MODEL = MODELS_DIR / "lm"
 ABSTAIN_GLOSS = "no estoy seguro: revisa la frase con tu profesor"
 
 
@@ -63,6 +67,8 @@ class TutorConfig:
     gloss_from_edits: bool = False
     spelling: bool = False  # fix non-words from the model's word counts (spelling.py) on top of its answer
     patterns: bool = False  # fix the learner patterns that are wrong wherever they occur (patterns.py)
+    # one-word corrections a language model prefers (rescoring.py, over the model in models/lm)
+    rescoring: bool = False
 
 
 @dataclass(frozen=True)
@@ -119,12 +125,14 @@ class TutorFront:
         config: TutorConfig | None = None,
         known_words: frozenset[str] | None = None,
         speller: Speller | None = None,
+        rescorer: Rescorer | None = None,
     ) -> None:
         self.cfg = cfg
         self.tokenizer = tokenizer
         self.config = config or TutorConfig()
         self.known_words = known_words  # words seen in training; None skips the unknown-word check
         self.speller = speller
+        self.rescorer = rescorer
 
     @classmethod
     def load(cls, model_dir: str | Path | None = None, config: TutorConfig | None = None) -> TutorFront:
@@ -134,7 +142,8 @@ class TutorFront:
         if config is None:
             config = tuned_config(directory)
         known = load_known_words(directory)
-        return TutorFront(cfg, BPETokenizer.load(directory), config, known, load_speller(directory, config, known))
+        speller = load_speller(directory, config, known)
+        return TutorFront(cfg, BPETokenizer.load(directory), config, known, speller, load_rescorer(config))
 
     @property
     def n_ctx(self) -> int:
@@ -183,7 +192,7 @@ class TutorFront:
         then add the fixes the model's answer left to make, where the config asks for them: non-words
         (`spelling.py`) and fixed learner patterns (`patterns.py`)."""
         correction = self._read_answer(sentence, token_ids, logprobs, prompt_tokens)
-        if self.speller is None and not self.config.patterns:
+        if self.speller is None and not self.config.patterns and self.rescorer is None:
             return correction
         return self._add_fixes(correction)
 
@@ -216,11 +225,15 @@ class TutorFront:
         fixes of the learner's own sentence, which do not depend on that answer."""
         c = self._prefer_patterns(c)
         fixes = self._fixes(c.corrected)
-        if not fixes:
+        corrected = apply_edits(c.corrected, fixes) if fixes else c.corrected
+        # then the one-word corrections the language model prefers, around what is already changed
+        rescored = self.rescorer.fixes(corrected, changed_spans(c.sentence, corrected)) if self.rescorer else []
+        if not fixes and not rescored:
             return c
-        corrected = apply_edits(c.corrected, fixes)
+        corrected = apply_edits(corrected, rescored)
         # the model's edits and the fixes, each named in a gloss, so that diff_edits categorises them all
-        edits = diff_edits(c.sentence, corrected, explain([*([] if c.abstained else c.edits), *fixes]))
+        named = [*([] if c.abstained else c.edits), *fixes, *rescored]
+        edits = diff_edits(c.sentence, corrected, explain(named))
         if any(e.category == OTHER for e in edits):
             return c  # the two sets of edits could not be told apart: keep the model's answer
         return replace(c, corrected=corrected, gloss=explain(edits), edits=edits, abstained=False, abstain_reason=None)
@@ -287,7 +300,7 @@ class Tutor(TutorFront):
 
     def __init__(self, weights: RuntimeWeights, front: TutorFront) -> None:
         """`front`'s tokenizer, config, known words and speller, over `weights` (the same model)."""
-        super().__init__(weights.cfg, front.tokenizer, front.config, front.known_words, front.speller)
+        super().__init__(weights.cfg, front.tokenizer, front.config, front.known_words, front.speller, front.rescorer)
         self.weights = weights
         # guesses the answer for speculative decoding, here and in the server's engine
         self.drafter = AnswerDrafter(front.tokenizer)
@@ -360,6 +373,13 @@ def load_speller(model_dir: Path, config: TutorConfig, known: frozenset[str] | N
     if not counts:
         raise ValueError(f"{model_dir}: tutor.json asks for spelling, but {model_dir}/words.txt has no word counts")
     return Speller(counts, known)
+
+
+def load_rescorer(config: TutorConfig, lm_dir: Path = LM_MODEL) -> Rescorer | None:
+    """The language model's rescorer with its tuned margins, when the config asks for one."""
+    if not config.rescoring:
+        return None
+    return Rescorer(NgramLM.load(lm_dir), config=RescoringConfig.load(lm_dir))
 
 
 def engine_parts(model_dir: str | Path | None = None) -> tuple[RuntimeWeights, AnswerDrafter]:

@@ -159,6 +159,21 @@ def candidate_edit(tokens: list[Token], text: str, c: Candidate) -> Edit:
     return Edit(start, end, original, new, category)
 
 
+FAMILY_KINDS = (
+    "preposition/replace",
+    "preposition/delete",
+    "article/replace",
+    "article/insert",
+    "article/delete",
+    "verb/replace",
+    "noun/replace",
+    "confusion/replace",
+    "calque/replace",
+    "quantifier/replace",
+    "pronoun/replace",
+)
+"""Every family and kind of change `candidates` proposes: each has its own margin."""
+
 _FAMILY_CATEGORY = {
     "preposition": "preposition",
     "article": "determiner",

@@ -138,6 +138,15 @@ def _fit_spacing(span: list[int], a: Sequence[Token], b: Sequence[Token], source
             return [i1, i2, j1, j2, *span[4:]]
 
 
+def changed_spans(source: str, corrected: str) -> list[tuple[int, int]]:
+    """Character spans of ``corrected`` that its edits from ``source`` wrote (widened as edits
+    are, so an insertion or deletion holds its neighbouring word): what later fixes leave alone."""
+    a, b = tokenize(source), tokenize(corrected)
+    if [t.text for t in a] == [t.text for t in b]:
+        return []
+    return [_char_span(b, j1, j2, corrected) for _, _, j1, j2, _, _ in _align(a, b, source, corrected)]
+
+
 def _char_span(tokens: Sequence[Token], i1: int, i2: int, text: str) -> tuple[int, int]:
     if i1 < i2:
         return tokens[i1].start, tokens[i2 - 1].end

@@ -1,0 +1,122 @@
+"""Candidates from confusion sets, scored by a small trigram model built here: the better word is
+kept when it wins by the margin, names and the tutor's own edits are left alone, a family with
+no margin proposes nothing, and the edits are edits of the learner's text."""
+
+from __future__ import annotations
+
+import pytest
+
+from corrige.evaluation.rescoring_tune import Outcome, choose
+from corrige.train.ngram import NgramBuildConfig, build
+from corrige.tutor.candidates import FAMILY_KINDS, ConfusionSets, candidate_edit, candidates, inflections
+from corrige.tutor.edits import apply_edits, tokenize
+from corrige.tutor.rescoring import Rescorer, RescoringConfig
+
+CORPUS = [
+    "I go to school on Monday.",
+    "She went to the park on Friday.",
+    "We met on Friday at the station.",
+    "They arrived at the station on Sunday.",
+    "I am interested in music.",
+    "He is interested in art and music.",
+    "My brother goes to work by bus.",
+    "She goes to work by train.",
+    "The children are playing in the park.",
+    "I have two children and a dog.",
+    "I am a teacher and she is a doctor.",
+    "There are two cats in the garden.",
+    "Their house is near the station.",
+    "Maria lives in Madrid.",
+    "My child is at school.",
+] * 4
+
+ALL = RescoringConfig(tuple((k, 2.0) for k in FAMILY_KINDS))
+
+
+@pytest.fixture(scope="module")
+def rescorer() -> Rescorer:
+    return Rescorer(build(CORPUS, NgramBuildConfig(min_trigram_count=1, min_bigram_count=1)), config=ALL)
+
+
+def _fix(rescorer: Rescorer, text: str, locked=None) -> str:
+    return apply_edits(text, rescorer.fixes(text, locked))
+
+
+def test_confusion_sets_are_read_from_data():
+    sets = ConfusionSets.load()
+    assert ("on", "preposition") in sets.alternatives("in")
+    assert ("their", "confusion") in sets.alternatives("there")
+    assert "make" in {w for w, _ in sets.alternatives("do")}
+
+
+def test_inflections_come_from_the_lexicon():
+    forms = dict(inflections("go"))
+    assert {"goes", "went", "gone", "going"} <= forms.keys() and forms["went"] == "verb"
+    assert dict(inflections("child"))["children"] == "noun"
+
+
+@pytest.mark.parametrize(
+    ("text", "fixed", "category"),
+    [
+        ("She went to the park in Friday.", "She went to the park on Friday.", "preposition"),
+        ("My brother go to work by bus.", "My brother goes to work by bus.", "agreement"),
+        ("I have two child and a dog.", "I have two children and a dog.", "noun_number"),
+        ("I am teacher and she is a doctor.", "I am a teacher and she is a doctor.", "determiner"),
+    ],
+)
+def test_the_likelier_word_is_kept_and_named(rescorer, text, fixed, category):
+    (edit,) = rescorer.fixes(text)
+    assert apply_edits(text, [edit]) == fixed
+    assert text[edit.start : edit.end] == edit.original
+    assert edit.category == category
+
+
+def test_correct_sentences_stay(rescorer):
+    for s in CORPUS[:15]:
+        assert rescorer.fixes(s) == [], s
+
+
+def test_several_edits_are_edits_of_the_learner_text(rescorer):
+    text = "My brother go to work in bus and I have two child."
+    edits = rescorer.fixes(text)
+    assert len(edits) >= 2
+    assert all(text[e.start : e.end] == e.original for e in edits)
+    assert apply_edits(text, edits) == _fix(rescorer, text)
+    assert "goes" in apply_edits(text, edits) and "children" in apply_edits(text, edits)
+
+
+def test_locked_spans_and_names_are_left_alone(rescorer):
+    text = "She went to the park in Friday."
+    at = text.index("in Friday")
+    assert _fix(rescorer, text, [(at, at + 2)]) == text  # the tutor already wrote "in" there
+    tokens = tokenize("Maria Go to school.")
+    # a capitalised word inside the sentence is a name: no candidate changes it
+    assert not [c for c in candidates(tokens, rescorer.sets, rescorer.known) if c.i == 1]
+
+
+def test_a_family_without_a_margin_proposes_nothing():
+    lm = build(CORPUS, NgramBuildConfig(min_trigram_count=1, min_bigram_count=1))
+    only_nouns = Rescorer(lm, config=RescoringConfig((("noun/replace", 2.0),)))
+    assert only_nouns.fixes("She went to the park in Friday.") == []
+    assert only_nouns.fixes("I have two child and a dog.") != []
+
+
+def test_an_insertion_is_widened_to_its_word(rescorer):
+    tokens = tokenize("Life is hard.")
+    (c,) = [c for c in candidates(tokens, rescorer.sets, rescorer.known) if c.kind == "insert" and c.i == 0][:1]
+    edit = candidate_edit(tokens, "Life is hard.", c)
+    assert edit.original == "Life" and edit.replacement.endswith(" life")
+
+
+def test_margins_keep_the_precision_asked_for():
+    found = [Outcome("a/replace", g, r) for g, r in [(9, True), (8, True), (7, True), (6, False), (5, True), (4, False)]]
+    found += [Outcome("b/insert", g, r) for g, r in [(9, False), (8, True), (7, False)]]
+    a, b = choose(found, target=0.75, min_support=3)
+    assert (a.key, a.right, a.proposed) == ("a/replace", 4, 5) and 4 < a.margin < 5
+    assert b.margin is None  # never precise enough: off
+
+
+def test_margins_round_trip_through_json(tmp_path):
+    config = RescoringConfig((("article/insert", 4.5), ("preposition/replace", 6.0)), max_edits=2)
+    (tmp_path / "rescoring.json").write_text(config.to_json())
+    assert RescoringConfig.load(tmp_path) == config
