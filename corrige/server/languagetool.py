@@ -92,6 +92,7 @@ GROUPS = {
     "word_confusion": RuleGroup("CONFUSED_WORDS", "Commonly Confused Words", "grammar", "Other"),
     "collocation": RuleGroup("COLLOCATIONS", "Collocations", "grammar", "Other"),
     "calque": RuleGroup("COLLOCATIONS", "Collocations", "grammar", "Other"),
+    "punctuation": RuleGroup("PUNCTUATION", "Punctuation", "typographical", "Other"),
 }
 
 

@@ -37,6 +37,10 @@ NO_ARTICLE_AFTER = (
     )
 )
 _BE = ("am", "is", "are", "was", "were", "be", "been", "being")
+COMMON_PREPOSITIONS = ("to", "at", "in", "on", "for", "of", "about", "with")
+# a verb that Spanish leaves without a subject: "es", "hay", "fue"
+SUBJECTLESS_VERBS = frozenset("is was are were has have seems".split())
+SUBJECT_WORDS = PRONOUNS | frozenset("there here this that what who which people".split())
 
 
 @dataclass(frozen=True)
@@ -126,11 +130,29 @@ def candidates(
         elif known(w):
             for form, family in inflections(w):
                 found.append(Candidate(k, k + 1, (form,), "replace", family))
-        # an article before a word that could start a noun phrase
         before = words[k - 1] if k else ""
-        if k - 1 not in locked and before not in NO_ARTICLE_AFTER and w not in NO_ARTICLE_AFTER | preps:
+        if k - 1 in locked or (k and not known(before)) or not known(w):
+            continue  # nothing is added next to a word the tutor changed or the model does not know
+        # an article before a word that could start a noun phrase
+        if before not in NO_ARTICLE_AFTER and w not in NO_ARTICLE_AFTER | preps:
             found += [Candidate(k, k, (a,), "insert", "article") for a in ARTICLES]
+        # a preposition after a verb or an adjective (listen music, arrive Madrid, good football)
+        if before and before not in preps and w not in preps and _takes_preposition(before):
+            found += [Candidate(k, k, (p,), "insert", "preposition") for p in COMMON_PREPOSITIONS]
+        # a subject before a verb that has none (Is very cold, because is far, In Spain are many)
+        if w in SUBJECTLESS_VERBS and before not in SUBJECT_WORDS:
+            found += [Candidate(k, k, (p,), "insert", "pronoun") for p in ("it", "there")]
+        # a comma after an opening word or phrase (However, In my opinion,)
+        if k > 0 and tokens[k - 1].is_word:
+            found.append(Candidate(k, k, (",",), "insert", "punctuation"))
     return [c for c in found if all(known(x) for x in c.words)]
+
+
+@lru_cache(maxsize=16384)
+def _takes_preposition(word: str) -> bool:
+    """A verb or adjective form that a preposition may follow (lemminflect's tables)."""
+    lemmas = getAllLemmas(word)
+    return word not in NO_ARTICLE_AFTER and ("VERB" in lemmas or "ADJ" in lemmas) and "NOUN" not in lemmas
 
 
 def candidate_edit(tokens: list[Token], text: str, c: Candidate) -> Edit:
@@ -138,7 +160,10 @@ def candidate_edit(tokens: list[Token], text: str, c: Candidate) -> Edit:
     for an insertion or a deletion, as the tutor's edits always are, and named by its words."""
     i, j = c.i, c.j
     new = " ".join(c.words)
-    if c.kind == "insert":  # "am teacher" -> "am a teacher": the edit spans the next word
+    if c.words == (",",):  # "However I" -> "However, I": the comma joins the word before
+        i, j = i - 1, i
+        new = tokens[i].text + ","
+    elif c.kind == "insert":  # "am teacher" -> "am a teacher": the edit spans the next word
         j = i + 1
         new = f"{new} {tokens[i].text}"
     elif c.kind == "delete":  # "discuss about it" -> "discuss it": the edit spans the next word
@@ -171,6 +196,9 @@ FAMILY_KINDS = (
     "calque/replace",
     "quantifier/replace",
     "pronoun/replace",
+    "pronoun/insert",
+    "preposition/insert",
+    "punctuation/insert",
 )
 """Every family and kind of change `candidates` proposes: each has its own margin."""
 
@@ -183,4 +211,5 @@ _FAMILY_CATEGORY = {
     "calque": "calque",
     "pronoun": "pronoun",
     "quantifier": "noun_number",
+    "punctuation": "punctuation",
 }

@@ -58,6 +58,7 @@ CATEGORIES: tuple[Category, ...] = (
     Category("pronoun", "pronombre", "A2", "the man which, the book who, I feel myself tired"),
     Category("word_order", "orden de las palabras", "A2", "Always I go, I don't know what is it, enough big"),
     Category("calque", "calco del español", "B1", "assist to a class, make a party, discuss about"),
+    Category("punctuation", "puntuación", "A2", "However I think, In my opinion it is"),
 )
 
 SYNTHETIC_CATEGORY_IDS: tuple[str, ...] = tuple(c.id for c in CATEGORIES[:25])
