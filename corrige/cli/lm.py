@@ -52,8 +52,12 @@ def lm_build(
     ) as bar:
         task = bar.add_task("reading", total=len(lines))
         lm = build(lines, config, on_sentences=lambda k: bar.advance(task, k), info=info)
-    with console.status("counting and writing"):
+    with console.status("writing"):
         lm.save(out)
+    if (out / "rescoring.json").is_file():
+        from corrige.train import lm_card
+
+        lm_card.write(out)
     console.print(
         f"[green]wrote[/] {out}: {lm.info['vocabulary']:,} words, {lm.info['bigrams']:,} bigrams, "
         f"{lm.info['trigrams']:,} trigrams from {lm.info['words']:,} running words"
@@ -88,6 +92,10 @@ def lm_tune(
     references: Annotated[list[Path], typer.Option("--reference", help="Its reference files (repeat: dev.ref0..3).")],
     lm_dir: Annotated[Path | None, typer.Option("--lm", help=LM_DIR_HELP)] = None,
     target: Annotated[float, typer.Option(help="Precision each family and kind must keep on the dev set.")] = 0.6,
+    min_support: Annotated[int, typer.Option(help="Candidates above a margin a reference agrees with, at least.")] = 5,
+    false_alarms: Annotated[
+        float, typer.Option(help="Share of the references (correct sentences) each family and kind may change.")
+    ] = 0.002,
     write: Annotated[bool, typer.Option(help="Write the margins to the model's rescoring.json.")] = False,
 ) -> None:
     """Choose the rescoring margins on a dev set with ERRANT, one per family and kind of change."""
@@ -95,7 +103,7 @@ def lm_tune(
     from rich.table import Table
 
     from corrige.evaluation.errant_scoring import ErrantScorer, read_plain_pair
-    from corrige.evaluation.rescoring_tune import choose, outcomes
+    from corrige.evaluation.rescoring_tune import choose, clean_floors, outcomes
     from corrige.model.ngram import NgramLM
     from corrige.tutor.candidates import FAMILY_KINDS
     from corrige.tutor.rescoring import MARGINS_FILE, Rescorer, RescoringConfig
@@ -111,7 +119,10 @@ def lm_tune(
     ) as bar:
         task = bar.add_task("rows", total=len(refs[0]))
         found = outcomes(rescorer, refs, scorer, on_row=lambda k: bar.advance(task, k))
-    choices = choose(found, target)
+    with console.status("scoring the references, which are correct sentences"):
+        clean = [r.reference for refs_k in refs for r in refs_k]
+        floors = clean_floors(rescorer, clean, false_alarms)
+    choices = choose(found, target, min_support, floors)
     table = Table(
         "family/kind", "margin", "right / proposed", "precision", "right of all", title=f"margins ({sources})"
     )
@@ -120,12 +131,35 @@ def lm_tune(
         table.add_row(
             c.key,
             "off" if c.margin is None else f"{c.margin:.2f}",
+            f"{floors.get(c.key, 0.0):.2f}",
             f"{c.right} / {c.proposed}",
             f"{c.precision:.2f}",
             f"{sum(o.right for o in total)} / {len(total)}",
         )
     console.print(table)
     if write:
+        from corrige.train import lm_card
+
         config = RescoringConfig(tuple((c.key, c.margin) for c in choices if c.margin is not None))
         (directory / MARGINS_FILE).write_text(config.to_json(), encoding="utf-8")
-        console.print(f"[green]wrote[/] {directory / MARGINS_FILE}")
+        ref_options = " ".join(f"--reference {r.name}" for r in references)
+        tuning = {
+            "command": f"corrige lm tune {sources.name} {ref_options} --target {target} "
+            f"--min-support {min_support} --false-alarms {false_alarms} --write",
+            "target": target,
+            "choices": [
+                {
+                    "key": c.key,
+                    "margin": c.margin,
+                    "right": c.right,
+                    "proposed": c.proposed,
+                    "floor": round(floors.get(c.key, 0.0), 3),
+                    "right_all": sum(o.right for o in found if o.key == c.key),
+                    "all": sum(o.key == c.key for o in found),
+                }
+                for c in choices
+            ],
+        }
+        (directory / lm_card.TUNING_FILE).write_text(json.dumps(tuning, indent=2) + "\n", encoding="utf-8")
+        card = lm_card.write(directory)
+        console.print(f"[green]wrote[/] {directory / MARGINS_FILE}, {directory / lm_card.TUNING_FILE} and {card}")

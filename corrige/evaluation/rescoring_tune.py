@@ -74,17 +74,36 @@ def outcomes(
     return found
 
 
-def choose(found: Sequence[Outcome], target: float, min_support: int = 3) -> list[Choice]:
+def clean_floors(rescorer: Rescorer, sentences: Sequence[str], share: float) -> dict[str, float]:
+    """Per family and kind, the gain its best candidate must pass so that it changes at most
+    `share` of `sentences`, which are correct English (a false alarm on each it changes)."""
+    best: dict[str, list[float]] = {}
+    for s in sentences:
+        top: dict[str, float] = {}
+        for c, gain in rescorer.scored(tokenize(s)):
+            key = f"{c.family}/{c.kind}"
+            top[key] = max(top.get(key, gain), gain)
+        for key, gain in top.items():
+            best.setdefault(key, []).append(gain)
+    allowed = int(share * len(sentences))
+    return {key: sorted(gains, reverse=True)[allowed] if len(gains) > allowed else 0.0 for key, gains in best.items()}
+
+
+def choose(
+    found: Sequence[Outcome], target: float, min_support: int = 5, floors: dict[str, float] | None = None
+) -> list[Choice]:
     """Per family and kind, the lowest margin whose candidates above it are right at least
-    `target` of the time (see the module's docstring)."""
+    `target` of the time (see the module's docstring), and never below its floor on correct
+    sentences (`clean_floors`)."""
     choices = []
     for key in sorted({o.key for o in found}):
-        ranked = sorted((o for o in found if o.key == key), key=lambda o: -o.gain)
+        floor = (floors or {}).get(key, 0.0)
+        ranked = sorted((o for o in found if o.key == key and o.gain > floor), key=lambda o: -o.gain)
         best: Choice = Choice(key, None, 0, 0)
         right = 0
         for n, o in enumerate(ranked, start=1):
             right += o.right
-            nxt = ranked[n].gain if n < len(ranked) else 0.0
+            nxt = ranked[n].gain if n < len(ranked) else floor
             if o.gain == nxt:
                 continue  # a margin cannot split equal gains
             if right >= min_support and right / n >= target and right > best.right:

@@ -40,6 +40,9 @@ _BE = ("am", "is", "are", "was", "were", "be", "been", "being")
 COMMON_PREPOSITIONS = ("to", "at", "in", "on", "for", "of", "about", "with")
 # a verb that Spanish leaves without a subject: "es", "hay", "fue"
 SUBJECTLESS_VERBS = frozenset("is was are were has have seems".split())
+MAX_OPENING_WORDS = 4  # a comma closes an opening phrase of at most this many words
+# words a clause may open with, after an opening phrase and its comma (In my opinion, the ...)
+CLAUSE_START = frozenset("i you he she it we they there this these those the a an my your his her our their".split())
 SUBJECT_WORDS = PRONOUNS | frozenset("there here this that what who which people".split())
 
 
@@ -118,23 +121,28 @@ def candidates(
     preps = sets.members("preposition")
     found: list[Candidate] = []
     for k, tok in enumerate(tokens):
-        if k in locked or not _judgeable(tok, k):
+        if k in locked or not tok.is_word:
             continue
         w = words[k]
-        for alt, family in sets.alternatives(w):
-            found.append(Candidate(k, k + 1, tuple(alt.split()), "replace", family))
-        if w in preps or w in ARTICLES:
-            found.append(Candidate(k, k + 1, (), "delete", "preposition" if w in preps else "article"))
-        if w in ARTICLES:
-            found += [Candidate(k, k + 1, (a,), "replace", "article") for a in ARTICLES if a != w]
-        elif known(w):
-            for form, family in inflections(w):
-                found.append(Candidate(k, k + 1, (form,), "replace", family))
+        changeable = _judgeable(tok, k)  # a name or a number is neither changed nor given an article
+        if changeable:
+            found += _replacements(k, w, sets, known, preps)
         before = words[k - 1] if k else ""
         if k - 1 in locked or (k and not known(before)) or not known(w):
             continue  # nothing is added next to a word the tutor changed or the model does not know
-        # an article before a word that could start a noun phrase
-        if before not in NO_ARTICLE_AFTER and w not in NO_ARTICLE_AFTER | preps:
+        # a comma after an opening word or phrase (However, In my opinion,); never before a
+        # conjunction, where English leaves it to the writer (I called her but she...)
+        if (
+            0 < k <= MAX_OPENING_WORDS
+            and (w in CLAUSE_START or tok.text[:1].isupper())
+            and before not in NO_ARTICLE_AFTER | preps
+            and all(t.is_word for t in tokens[:k])
+        ):
+            found.append(Candidate(k, k, (",",), "insert", "punctuation"))
+        if not changeable:
+            continue
+        # an article before a word that could start a noun phrase (not a comparative: the worse)
+        if before not in NO_ARTICLE_AFTER and w not in NO_ARTICLE_AFTER | preps and _starts_noun_phrase(w):
             found += [Candidate(k, k, (a,), "insert", "article") for a in ARTICLES]
         # a preposition after a verb or an adjective (listen music, arrive Madrid, good football)
         if before and before not in preps and w not in preps and _takes_preposition(before):
@@ -142,10 +150,46 @@ def candidates(
         # a subject before a verb that has none (Is very cold, because is far, In Spain are many)
         if w in SUBJECTLESS_VERBS and before not in SUBJECT_WORDS:
             found += [Candidate(k, k, (p,), "insert", "pronoun") for p in ("it", "there")]
-        # a comma after an opening word or phrase (However, In my opinion,)
-        if k > 0 and tokens[k - 1].is_word:
-            found.append(Candidate(k, k, (",",), "insert", "punctuation"))
     return [c for c in found if all(known(x) for x in c.words)]
+
+
+def _replacements(
+    k: int, w: str, sets: ConfusionSets, known: Callable[[str], bool], preps: frozenset[str]
+) -> list[Candidate]:
+    """The word at `k` swapped inside its families, inflected otherwise, or (a preposition or
+    an article) dropped."""
+    found = [Candidate(k, k + 1, tuple(alt.split()), "replace", family) for alt, family in sets.alternatives(w)]
+    if w in preps or w in ARTICLES:
+        found.append(Candidate(k, k + 1, (), "delete", "preposition" if w in preps else "article"))
+    if w in ARTICLES:
+        found += [Candidate(k, k + 1, (a,), "replace", "article") for a in ARTICLES if a != w]
+    elif known(w):
+        for form, family in inflections(w):
+            if family == "noun" and not _plural_of(form, w):
+                continue  # a noun is made plural (two child), never singular: its number is the writer's
+            found.append(Candidate(k, k + 1, (form,), "replace", family))
+    return found
+
+
+@lru_cache(maxsize=16384)
+def _plural_of(plural: str, singular: str) -> bool:
+    """Whether `plural` is the plural of the noun `singular` (child → children)."""
+    return any(
+        plural in getAllInflections(lemma, upos="NOUN").get("NNS", ())
+        for lemma in getAllLemmas(singular).get("NOUN", ())
+        if singular in getAllInflections(lemma, upos="NOUN").get("NN", (lemma,))
+    )
+
+
+@lru_cache(maxsize=16384)
+def _starts_noun_phrase(word: str) -> bool:
+    """A noun, or an adjective in its plain form, that an article may stand before."""
+    lemmas = getAllLemmas(word)
+    if "NOUN" in lemmas:
+        return True
+    return any(
+        word not in {f for t in ("JJR", "JJS") for f in getAllInflections(a).get(t, ())} for a in lemmas.get("ADJ", ())
+    )
 
 
 @lru_cache(maxsize=16384)

@@ -102,14 +102,38 @@ def test_a_family_without_a_margin_proposes_nothing():
 
 
 def test_an_insertion_is_widened_to_its_word(rescorer):
-    tokens = tokenize("Life is hard.")
+    text = "Children are playing in the park."
+    tokens = tokenize(text)
     (c,) = [c for c in candidates(tokens, rescorer.sets, rescorer.known) if c.kind == "insert" and c.i == 0][:1]
-    edit = candidate_edit(tokens, "Life is hard.", c)
-    assert edit.original == "Life" and edit.replacement.endswith(" life")
+    edit = candidate_edit(tokens, text, c)
+    assert edit.original == "Children" and edit.replacement.endswith(" children") and edit.replacement[0].isupper()
+    assert rescorer.fixes(text)[0].replacement == "The children"
+
+
+def test_commas_close_an_opening_phrase_only(rescorer):
+    tokens = tokenize("However I think that my brother is a teacher but she is a doctor.")
+    commas = [c.i for c in candidates(tokens, rescorer.sets, lambda w: True) if c.words == (",",)]
+    assert 1 in commas  # However, I
+    assert all(k <= 4 for k in commas)  # never deep in the sentence, never before "but"
+    edit = candidate_edit(
+        tokens,
+        "However I think",
+        next(c for c in candidates(tokens, rescorer.sets, lambda w: True) if c.words == (",",) and c.i == 1),
+    )
+    assert (edit.original, edit.replacement) == ("However", "However,")
+
+
+def test_nouns_are_made_plural_never_singular(rescorer):
+    tokens = tokenize("I visited the museums and two child.")
+    forms = {(c.i, c.words) for c in candidates(tokens, rescorer.sets, lambda w: True) if c.family == "noun"}
+    assert (6, ("children",)) in forms
+    assert not any(i == 3 for i, _ in forms)  # museums stays plural
 
 
 def test_margins_keep_the_precision_asked_for():
-    found = [Outcome("a/replace", g, r) for g, r in [(9, True), (8, True), (7, True), (6, False), (5, True), (4, False)]]
+    found = [
+        Outcome("a/replace", g, r) for g, r in [(9, True), (8, True), (7, True), (6, False), (5, True), (4, False)]
+    ]
     found += [Outcome("b/insert", g, r) for g, r in [(9, False), (8, True), (7, False)]]
     a, b = choose(found, target=0.75, min_support=3)
     assert (a.key, a.right, a.proposed) == ("a/replace", 4, 5) and 4 < a.margin < 5
