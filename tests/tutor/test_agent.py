@@ -1,6 +1,7 @@
 """The tutor's interpretation of model outputs: corrections, edits and honest abstentions."""
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -125,3 +126,24 @@ def test_a_model_directory_carries_its_tuned_threshold(tmp_path):
     (model / "tutor.json").write_text(json.dumps({"min_token_prob": 0.85, "temperature": 1}))
     with pytest.raises(ValueError, match="temperature"):
         Tutor.load(model)
+
+
+@pytest.mark.skipif(not (BUNDLED_MODEL / "model.safetensors").is_file(), reason="bundled model not present")
+def test_the_bundled_tutor_adds_what_the_language_model_prefers():
+    from corrige.tutor.agent import LM_MODEL, load_rescorer
+
+    t = Tutor.load()
+    assert t.config.rescoring and t.rescorer is not None
+    comma = t.correct("However I think it is a good idea.")
+    assert comma.corrected == "However, I think it is a good idea."
+    assert [e.category for e in comma.edits] == ["punctuation"] and comma.gloss.startswith("puntuación")
+    confused = t.correct("I want to loose weight before the summer.")
+    assert confused.corrected == "I want to lose weight before the summer."
+    assert "loose → lose" in confused.gloss
+    # correct sentences stay as they are
+    for s in ("My sister is a nurse.", "In the evening, we usually watch a film."):
+        assert not t.correct(s).changed
+    # without rescoring the same model leaves the comma to the learner: the stage is what adds it
+    plain = Tutor.load(config=replace(t.config, rescoring=False))
+    assert plain.rescorer is None and not plain.correct("However I think it is a good idea.").changed
+    assert load_rescorer(t.config, LM_MODEL).config.margins  # the bundled margins are tuned, not empty
