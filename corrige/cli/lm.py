@@ -72,6 +72,7 @@ def lm_score(
     """Each sentence's ln-probability and perplexity, and the candidates the tutor would keep."""
     from rich.table import Table
 
+    from corrige.cli.errant_eval import print_table
     from corrige.model.ngram import NgramLM
     from corrige.tutor.edits import apply_edits
     from corrige.tutor.rescoring import Rescorer, RescoringConfig
@@ -83,7 +84,7 @@ def lm_score(
     for s in sentences:
         fixes = rescorer.fixes(s)
         table.add_row(s, f"{lm.score(s):.2f}", f"{lm.perplexity([s]):.1f}", apply_edits(s, fixes) if fixes else "")
-    console.print(table)
+    print_table(console, table)
 
 
 @lm_app.command("tune")
@@ -102,6 +103,7 @@ def lm_tune(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
+    from corrige.cli.errant_eval import print_table
     from corrige.evaluation.errant_scoring import ErrantScorer, read_plain_pair
     from corrige.evaluation.rescoring_tune import choose, clean_floors, outcomes
     from corrige.model.ngram import NgramLM
@@ -136,7 +138,7 @@ def lm_tune(
             f"{c.precision:.2f}",
             f"{sum(o.right for o in total)} / {len(total)}",
         )
-    console.print(table)
+    print_table(console, table)
     if write:
         from corrige.train import lm_card
 

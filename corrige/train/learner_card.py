@@ -72,6 +72,7 @@ def measure(tutor: Any, on_set: Callable[[str], None] | None = None) -> dict[str
         "gloss_from_edits": tutor.config.gloss_from_edits,
         "spelling": tutor.config.spelling,
         "patterns": tutor.config.patterns,
+        "rescoring": tutor.config.rescoring,
     }
     for name, path, half in SETS:
         if on_set:
@@ -161,6 +162,12 @@ def _gloss_note(results: dict[str, Any]) -> str:
         )
     if results.get("patterns"):
         note += " So are the fixed learner patterns it leaves (`corrige/tutor/patterns.py`: he don't, people is, …)."
+    if results.get("rescoring"):
+        note += (
+            " Then one-word changes from confusion sets that the trigram language model prefers by a tuned margin"
+            " (`corrige/tutor/rescoring.py`, [its card](../lm/MODEL_CARD.md)): an extra article, a confused word,"
+            " a comma after an opening phrase."
+        )
     return note
 
 

@@ -100,6 +100,14 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
         "a fuzz run: 10 minutes",
     ),
     ("corpus.md", "tatoeba-manythings/{fra,deu,jpn,nld}-eng.zip"): (NO_OUTPUT, "a folder layout"),
+    ("rescoring.md", "corrige lm build /work/corpus/v2/sentences.txt"): (
+        NOT_RUN,
+        "reads the corpus and JFLEG, kept outside the repository; tests/cli/test_lm_cli.py runs each command",
+    ),
+    ("rescoring.md", "corrige eval test.src --reference test.ref0"): (
+        NOT_RUN,
+        "public learner sets fetched at evaluation time, never in the repository",
+    ),
     ("corpus.md", "corrige corpus build /work/corpus-raw"): (
         NOT_RUN,
         "reads 190 MB of source files kept outside the repository",
