@@ -31,9 +31,14 @@ class FinishReason(StrEnum):
     ERROR = "error"  # deadline, model failure or shutdown; see `RequestOutput.error`
 
 
+MIN_TEMPERATURE = 1e-4  # a positive temperature below this is greedy (see `SamplingParams`)
+
+
 @dataclass(frozen=True)
 class SamplingParams:
-    """How to pick tokens. Greedy (argmax) unless `temperature` > 0.
+    """How to pick tokens. Greedy (argmax) unless `temperature` reaches `MIN_TEMPERATURE`: below it
+    the logits divided by the temperature overflow (1e-309 gives NaN probabilities), and sampling
+    that cold is argmax anyway, so such a temperature is taken as 0.
 
     A sampled request with a `seed` draws from its own random generator, so it yields the
     same tokens whatever else shares its batch.
@@ -54,6 +59,8 @@ class SamplingParams:
             raise InvalidRequest(f"max_tokens must be at least 1, got {self.max_tokens}")
         if self.temperature < 0:
             raise InvalidRequest(f"temperature must not be negative, got {self.temperature}")
+        if self.temperature < MIN_TEMPERATURE:
+            object.__setattr__(self, "temperature", 0.0)
         if self.top_k < 0:
             raise InvalidRequest(f"top_k must be 0 (off) or positive, got {self.top_k}")
         if not 0.0 < self.top_p <= 1.0:

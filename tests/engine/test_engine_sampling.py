@@ -81,3 +81,20 @@ def test_a_seed_fixes_the_draws():
 def test_nonsense_parameters_are_invalid_requests(bad):
     with pytest.raises(InvalidRequest):
         SamplingParams(**bad)
+
+
+@pytest.mark.parametrize("temperature", [1e-309, 5e-324, 1e-12, 9e-5])
+def test_a_temperature_below_the_floor_is_greedy_and_never_nan(temperature, recwarn):
+    from corrige.engine.request import MIN_TEMPERATURE
+
+    params = SamplingParams(temperature=temperature, seed=3)
+    assert params.greedy and params.temperature == 0.0 < MIN_TEMPERATURE
+    logits = np.random.default_rng(4).standard_normal((2, 50)).astype(np.float32) * 30
+    tokens, errors = sample_tokens([logits], [request(params), request(params)])
+    assert tokens == np.argmax(logits, axis=-1).tolist() and errors == {}
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+    # at the floor it samples, and the probabilities stay finite
+    cold = SamplingParams(temperature=MIN_TEMPERATURE, seed=3)
+    assert not cold.greedy
+    assert sample_one(logits[0], cold, np.random.default_rng(3)) == int(np.argmax(logits[0]))
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
