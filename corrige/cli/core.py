@@ -116,6 +116,10 @@ def correct(
     refused = 0
     for sentence in sentences:
         console.print(f"[bold]{escape(sentence)}[/]", highlight=False, soft_wrap=True)
+        if not sentence.strip():  # as the API's 422 empty_sentence
+            refused += 1
+            console.print("  [red]error[/] (empty_sentence): the sentence is empty; write a sentence to correct")
+            continue
         try:
             c = tutor.correct(sentence)
         except PromptTooLong as exc:

@@ -43,3 +43,10 @@ def test_all_corrected_exits_zero():
     assert run.returncode == 0, run.stdout + run.stderr
     assert "could not be corrected" not in run.stdout
     assert run.stdout.splitlines()[0] == "He don't want to come."
+
+
+def test_an_empty_sentence_is_an_error_not_a_correction():
+    run = corrige_correct("", "She go to work by bus.")
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "(empty_sentence)" in run.stdout and "unparsable" not in run.stdout
+    assert "  → She goes to work by bus." in run.stdout.splitlines()  # the next one is still corrected
