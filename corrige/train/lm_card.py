@@ -66,18 +66,24 @@ def write(directory: Path) -> Path:
         lines += [
             f"Command: `{tuning['command']}`",
             "",
-            "| family/kind | margin | right / proposed on dev | candidates right of all scored |",
-            "|---|---|---|---|",
+            "| family/kind | margin | floor (0.2% of the references changed) | right / proposed on dev "
+            "| candidates right of all scored |",
+            "|---|---|---|---|---|",
         ]
         for row in tuning["choices"]:
             margin = "off" if row["margin"] is None else f"{row['margin']:.2f}"
+            floor = f"{row['floor']:.2f}" if "floor" in row else ""
             lines.append(
-                f"| {row['key']} | {margin} | {row['right']} / {row['proposed']} | {row['right_all']} / {row['all']} |"
+                f"| {row['key']} | {margin} | {floor} | {row['right']} / {row['proposed']} "
+                f"| {row['right_all']} / {row['all']} |"
             )
     else:
         lines += ["| family/kind | margin |", "|---|---|"]
         lines += [f"| {k} | {v:.2f} |" for k, v in sorted(margins["margins"].items())]
     lines += [
+        "",
+        "What the tutor gains with it on JFLEG test and CoNLL-2014, beside LanguageTool and GECToR: "
+        "[docs/rescoring.md](../../../docs/rescoring.md).",
         "",
         "## Limits",
         "",
