@@ -301,7 +301,7 @@ CATEGORY_NAMES_EN = {
     "pronoun": "pronouns",
     "word_order": "word order",
     "calque": "Spanish calques",
-    "punctuation": "punctuation",
+    "punctuation": "punctuation (commas)",
     OTHER: "other change",
 }
 # the Spanish names are the gloss's labels, plus one for an edit no gloss item explains

@@ -66,6 +66,10 @@ SYNTHETIC_CATEGORY_IDS: tuple[str, ...] = tuple(c.id for c in CATEGORIES[:25])
 makes: the first 25, which the bundled models were trained on. The others come only from real sentences."""
 
 CATEGORY_IDS: tuple[str, ...] = tuple(c.id for c in CATEGORIES)
+RESCORING_CATEGORY_IDS: tuple[str, ...] = ("punctuation",)
+"""Categories only the tutor's rescoring stage names (``corrige.tutor.rescoring``): no model was
+trained on them, so the corpus injector does not make them."""
+INJECTED_CATEGORY_IDS: tuple[str, ...] = tuple(c for c in CATEGORY_IDS if c not in RESCORING_CATEGORY_IDS)
 BY_ID: dict[str, Category] = {c.id: c for c in CATEGORIES}
 BY_LABEL: dict[str, Category] = {c.label: c for c in CATEGORIES}
 LABELS: dict[str, str] = {c.id: c.label for c in CATEGORIES}

@@ -14,7 +14,7 @@ from corrige.corpus import inject as inj  # noqa: E402
 from corrige.corpus.inject import RATE_TABLE, RATES, Injector, Pair, load_pipeline  # noqa: E402
 from corrige.corpus.lexicon import is_nonword  # noqa: E402
 from corrige.tutor.answer_text import NO_ERRORS_GLOSS, split_gloss  # noqa: E402
-from corrige.tutor.categories import CATEGORY_IDS, OTHER, id_of  # noqa: E402
+from corrige.tutor.categories import INJECTED_CATEGORY_IDS, OTHER, id_of  # noqa: E402
 from corrige.tutor.edits import diff_edits  # noqa: E402
 
 # Clean everyday sentences, varied, and together able to host every category (a comment names
@@ -126,7 +126,7 @@ def test_a_third_stay_correct_and_most_erroneous_ones_have_one_error(sample):
 
 def test_every_category_is_made(sample):
     made = collections.Counter(c for p in sample for c in p.categories)
-    assert set(made) == set(CATEGORY_IDS), set(CATEGORY_IDS) - set(made)
+    assert set(made) == set(INJECTED_CATEGORY_IDS), set(INJECTED_CATEGORY_IDS) - set(made)
 
 
 def test_same_seed_same_pairs_other_seed_other_pairs(nlp):
@@ -294,7 +294,7 @@ def test_spelling_never_makes_a_word_of_a_bundled_word_list(nlp):
 
 
 def test_the_rate_table_covers_every_category_and_rates_md_agrees():
-    assert set(RATES) == set(CATEGORY_IDS) == set(inj.APPLICABILITY) == set(inj.RULES)
+    assert set(RATES) == set(INJECTED_CATEGORY_IDS) == set(inj.APPLICABILITY) == set(inj.RULES)
     assert sum(p for _, p in inj.N_ERRORS) == pytest.approx(1.0)
     doc = (Path(inj.__file__).parent / "RATES.md").read_text(encoding="utf-8")
     total = sum(RATES.values())

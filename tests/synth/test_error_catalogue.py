@@ -20,7 +20,7 @@ def sampler():
 
 def test_catalogue_shape():
     assert list(CATALOGUE) == list(SYNTHETIC_CATEGORY_IDS)
-    assert len(SYNTHETIC_CATEGORY_IDS) == 25 and len(CATEGORIES) == 35
+    assert len(SYNTHETIC_CATEGORY_IDS) == 25 and len(CATEGORIES) == 36
     assert len({c.label for c in CATEGORIES}) == len(CATEGORIES)
     for c in CATEGORIES:
         assert re.fullmatch(r"[a-z]+(_[a-z]+)*", c.id)
