@@ -124,11 +124,6 @@ class NgramLM:
         bos, eos = self.index[BOS], self.index[EOS]
         return np.concatenate([[bos, bos], self.ids(words), [eos]]).astype(np.int64)
 
-    def token_logprobs(self, padded: np.ndarray) -> np.ndarray:
-        """ln p(w_i | w_{i-2} w_{i-1}) for every word after the two `<s>` of `padded` ids."""
-        tri = np.stack([padded[:-2], padded[1:-1], padded[2:]], axis=1)
-        return self._trigram_logprobs(tri)
-
     def _trigram_logprobs(self, tri: np.ndarray) -> np.ndarray:
         """ln p(w | u v) for rows (u, v, w) of `tri`, backing off as the tables say."""
         t2, t3 = self.tables[1], self.tables[2]

@@ -383,9 +383,11 @@ def load_rescorer(config: TutorConfig, lm_dir: Path = LM_MODEL) -> Rescorer | No
 
 
 def engine_parts(model_dir: str | Path | None = None) -> tuple[RuntimeWeights, AnswerDrafter]:
-    """What an engine process builds to serve the tutor: its weights and its answer drafter."""
-    tutor = Tutor.load(model_dir)
-    return tutor.weights, tutor.drafter
+    """What an engine process builds to serve the tutor: its weights and its answer drafter (not the
+    speller, word lists or language model, which the server's `TutorFront` uses after the engine)."""
+    directory = Path(model_dir) if model_dir else BUNDLED_MODEL
+    cfg, params = load_model(directory)
+    return prepare(params, cfg), AnswerDrafter(BPETokenizer.load(directory))
 
 
 def _inside_and_other(edit: Edit, rule: Edit) -> bool:

@@ -44,9 +44,6 @@ class RescoringConfig:
         data = json.loads((directory / MARGINS_FILE).read_text(encoding="utf-8"))
         return cls(tuple(sorted(data["margins"].items())), int(data.get("max_edits", 3)))
 
-    def margin(self, family: str, kind: str) -> float | None:
-        return dict(self.margins).get(f"{family}/{kind}")
-
     def to_json(self) -> str:
         return json.dumps({"margins": dict(self.margins), "max_edits": self.max_edits}, indent=2) + "\n"
 
