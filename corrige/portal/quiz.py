@@ -14,9 +14,13 @@ line of the feedback) the grader calls wrong, is left out. The server may run an
 feedback then shows its correction only where the grader does not call it wrong
 (`views.feedback_view`), so the feedback never contradicts itself.
 
-Grading compares the learner's answer with the reference correction:
+Grading compares the learner's answer with the reference correction. Two things that are not
+errors of grammar never cost a point: a contraction and its full form are the same answer
+(`It's snowing` for `It is snowing`, `doesn't` for `does not`, `she'd` for `she would` or
+`she had`), and so is a sentence with or without its final full stop.
 
-* **exact**: the same sentence once runs of spaces are collapsed and the ends trimmed;
+* **exact**: the same words and punctuation, in the same case, once contractions are read as
+  their full forms, a final full stop is set aside, and spacing is ignored;
 * **close**: not exact, but either the same words once case, punctuation and spacing are
   ignored (`yesterday i went to the store` for `Yesterday I went to the store.`; case still
   counts when the question's error is a capital letter, `english` for `English`), or one
@@ -27,18 +31,22 @@ Grading compares the learner's answer with the reference correction:
   left as it was is wrong, not a typo of `an`);
 * **wrong**: anything else, including the question sent back unchanged.
 
-    >>> grade("She is a engineer.", "She is an engineer.", "she is an engineer")
+    >>> grade("She is a engineer.", "She is an engineer.", "she is an engineer").value
     'close'
-    >>> grade("She is a engineer.", "She is an engineer.", "She is a engineer.")
+    >>> grade("She is a engineer.", "She is an engineer.", "She is a engineer.").value
     'wrong'
+    >>> grade("Is snowing in Ireland.", "It is snowing in Ireland.", "It's snowing in Ireland").value
+    'exact'
 """
 
 from __future__ import annotations
 
 import difflib
 import hashlib
+import itertools
 import json
 import logging
+import math
 import os
 import random
 import re
@@ -61,6 +69,23 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 # what the cached bank depends on: the generator (synth), the tutor, its runtime and the grader
 _SOURCES = (("synth", "*.py"), ("tutor", "*.py"), ("tutor", "*.tsv"), ("model", "*.py"), ("portal", "quiz.py"))
 _WORD = re.compile(r"[\w']+")
+_TOKEN = re.compile(r"[\w']+|[^\w\s]")  # words and single punctuation marks
+# contractions whose stem is not the word before n't
+_NOT_STEMS = {"can't": "can", "won't": "will", "shan't": "shall", "cannot": "can"}
+_SUFFIX_WORDS = {
+    "'m": ("am",),
+    "'re": ("are",),
+    "'ve": ("have",),
+    "'ll": ("will",),
+    "'s": ("is", "has"),
+    "'d": ("would", "had"),
+}
+# the words whose 's is is or has; after a noun it is read as a possessive (`Ana's brother` is never `Ana is brother`)
+_S_STEMS = frozenset(
+    "it he she that there here what where who how when why this everyone everybody someone somebody nobody "
+    "something everything nothing".split()
+)
+MAX_READINGS = 16  # an answer with more ways than this is read as written (grading stays cheap)
 
 
 class Grade(StrEnum):
@@ -250,15 +275,77 @@ def typo_distance_one(a: str, b: str) -> bool:
     return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
+def _like(word: str, full: str) -> str:
+    """`full` capitalised as `word` begins (`Won't` -> `Will`)."""
+    return full.capitalize() if word[:1].isupper() else full
+
+
+def full_forms(word: str) -> list[tuple[str, ...]]:
+    """The word as written, then the ways it may be written out in full when it is a contraction:
+    `don't` -> do not, `can't` and `cannot` -> can not, `I'm` -> I am, `it's` -> it is or it has (a
+    pronoun's or a question word's 's, not a noun's), `she'd` -> she would or she had, `let's` -> let us."""
+    lower = word.lower()
+    if lower in _NOT_STEMS:
+        return [(word,), (_like(word, _NOT_STEMS[lower]), "not")]
+    if lower.endswith("n't") and len(lower) > 3 and lower != "ain't":
+        return [(word,), (word[:-3], "not")]
+    if lower == "let's":
+        return [(word,), (word[:-2], "us")]
+    for suffix, fulls in _SUFFIX_WORDS.items():
+        if lower.endswith(suffix) and len(lower) > len(suffix):
+            if suffix == "'s" and lower[:-2] not in _S_STEMS:
+                break
+            return [(word,), *((word[: -len(suffix)], full) for full in fulls)]
+    return [(word,)]
+
+
+def readings(tokens: Sequence[str]) -> list[tuple[str, ...]]:
+    """Every way of writing `tokens` with its contractions as written or in full (the first: all as
+    written); past `MAX_READINGS` ways, only that first."""
+    ways = [full_forms(t) if "'" in t or t.lower() == "cannot" else [(t,)] for t in tokens]
+    if math.prod(len(w) for w in ways) > MAX_READINGS:
+        ways = [w[:1] for w in ways]
+    return [tuple(word for part in combo for word in part) for combo in itertools.product(*ways)]
+
+
+def _tokens(text: str) -> list[str]:
+    """Words and punctuation marks, case kept, without a final full stop (no error of grammar)."""
+    tokens = _TOKEN.findall(text.replace("’", "'"))
+    return tokens[:-1] if tokens and tokens[-1] == "." else tokens
+
+
+def same_answer(answer: str, expected: str) -> bool:
+    """The same words and punctuation in the same case, a contraction read as its full form and a
+    final full stop set aside: what **exact** means."""
+    return bool(set(readings(_tokens(answer))) & set(readings(_tokens(expected))))
+
+
+def _differences(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, int, int, int, int]]:
+    return [op for op in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes() if op[0] != "equal"]
+
+
+def _distance(pair: tuple[Sequence[str], Sequence[str]]) -> tuple[int, int]:
+    """How far apart two word lists are: their differing runs, then the words those runs span."""
+    ops = _differences(*pair)
+    return len(ops), sum(max(i2 - i1, j2 - j1) for _, i1, i2, j1, j2 in ops)
+
+
+def _closest(these: list[tuple[str, ...]], those: list[tuple[str, ...]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The reading of each side that leaves the fewest differences between them (the first on a tie)."""
+    return min(itertools.product(these, those), key=_distance)
+
+
 def grade(question: str, expected: str, answer: str) -> Grade:
     """Grade `answer` to `question` against the reference `expected` (see the module docstring)."""
-    if collapse(answer) == collapse(expected):
+    if collapse(answer) == collapse(expected) or same_answer(answer, expected):
         return Grade.EXACT
     fold_case = words(question) != words(expected)  # unless the error itself is a capital letter
-    got, want, asked = (words(text, fold_case) for text in (answer, expected, question))
-    if got == want:
+    got_ways, want_ways, asked_ways = (readings(words(text, fold_case)) for text in (answer, expected, question))
+    if set(got_ways) & set(want_ways):
         return Grade.CLOSE
-    ops = [op for op in difflib.SequenceMatcher(a=got, b=want, autojunk=False).get_opcodes() if op[0] != "equal"]
+    got, want = (list(w) for w in _closest(got_ways, want_ways))
+    asked = list(_closest(asked_ways, [tuple(want)])[0])
+    ops = _differences(got, want)
     if len(ops) != 1:
         return Grade.WRONG
     tag, i1, i2, j1, j2 = ops[0]

@@ -8,7 +8,7 @@ import pytest
 
 from corrige.portal.highlight import answer_segments, segments
 from corrige.portal.i18n import TEXTS
-from corrige.portal.quiz import Grade, Question, QuestionBank, grade, typo_distance_one
+from corrige.portal.quiz import Grade, Question, QuestionBank, full_forms, grade, readings, typo_distance_one
 from corrige.tutor.categories import CATEGORY_IDS, SYNTHETIC_CATEGORY_IDS
 from corrige.tutor.edits import diff_edits
 
@@ -16,6 +16,11 @@ ENGINEER = ("She is a engineer.", "She is an engineer.")
 STORE = ("Yesterday I goed to the store.", "Yesterday I went to the store.")
 FOR_TO = ("I went there for to buy bread.", "I went there to buy bread.")
 CAPITAL = ("Kate is learning english online.", "Kate is learning English online.")
+SNOW = ("Is snowing in Ireland.", "It is snowing in Ireland.")  # the exam's question in issue 30
+DOESNT = ("Sarah don't have any questions.", "Sarah doesn't have any questions.")
+ANYONE = ("We haven't invited no one this week.", "We haven't invited anyone this week.")
+CANT = ("He cannot to swim.", "He can't swim.")
+POSSESSIVE = ("Peter is the brother of Ana.", "Peter is Ana's brother.")
 
 
 @pytest.mark.parametrize(
@@ -39,12 +44,46 @@ CAPITAL = ("Kate is learning english online.", "Kate is learning English online.
         (FOR_TO, "I went there for to buy bread.", Grade.WRONG),
         (FOR_TO, "", Grade.WRONG),
         (CAPITAL, "Kate is learning english online.", Grade.WRONG),  # case is the error here
-        (CAPITAL, "Kate is learning English online", Grade.CLOSE),
+        (CAPITAL, "Kate is learning English online", Grade.EXACT),  # a final full stop is no grammar
         (CAPITAL, "kate is learning English online.", Grade.CLOSE),  # fixed, one slip elsewhere
+        # a contraction and its full form are the same answer, and the final full stop is no grammar
+        (SNOW, "It's snowing in Ireland.", Grade.EXACT),
+        (SNOW, "It’s snowing in Ireland.", Grade.EXACT),  # a typographic apostrophe
+        (SNOW, "It is snowing in Ireland", Grade.EXACT),
+        (SNOW, "It's snowing in Ireland", Grade.EXACT),
+        (SNOW, "it's snowing in ireland", Grade.CLOSE),  # case still counts for exact
+        (SNOW, "It is snowing in Ireland!", Grade.CLOSE),  # another final mark is not a missing one
+        (SNOW, "It is snowing in Ireland..", Grade.CLOSE),
+        (SNOW, "Is snowing in Ireland", Grade.WRONG),  # the question without its stop is still wrong
+        (DOESNT, "Sarah does not have any questions.", Grade.EXACT),
+        (DOESNT, "Sarah does not have any questions", Grade.EXACT),
+        (DOESNT, "Sarah do not have any questions.", Grade.WRONG),  # the error, written in full
+        (DOESNT, "Sarah doesnt have any questions.", Grade.CLOSE),  # the fix, mistyped
+        (ANYONE, "We have not invited anyone this week.", Grade.EXACT),
+        (ANYONE, "We have not invited no one this week.", Grade.WRONG),
+        (CANT, "He cannot swim.", Grade.EXACT),
+        (CANT, "He can not swim.", Grade.EXACT),
+        (CANT, "He can swim.", Grade.WRONG),  # not a contraction: the meaning turned round
+        (POSSESSIVE, "Peter is Ana is brother.", Grade.WRONG),  # a noun's 's is a possessive
+        (POSSESSIVE, "Peter is Ana's brother", Grade.EXACT),
     ],
 )
 def test_grades(question, answer, expected):
     assert grade(question[0], question[1], answer) is expected
+
+
+def test_contractions_read_as_written_or_in_full():
+    assert full_forms("don't") == [("don't",), ("do", "not")]
+    assert full_forms("Won't") == [("Won't",), ("Will", "not")]
+    assert full_forms("cannot") == [("cannot",), ("can", "not")]
+    assert full_forms("It's") == [("It's",), ("It", "is"), ("It", "has")]
+    assert full_forms("she'd") == [("she'd",), ("she", "would"), ("she", "had")]
+    assert full_forms("Ana's") == [("Ana's",)] and full_forms("ain't") == [("ain't",)]
+    assert readings(["It's", "raining"])[0] == ("It's", "raining")  # the first reading is as written
+    # an answer of many contractions is read as written, so grading stays cheap
+    assert readings(["it's"] * 10) == [("it's",) * 10]
+    many = "It's " * 12 + "snowing."
+    assert grade(SNOW[0], SNOW[1], many) is Grade.WRONG
 
 
 def test_typo_distance_is_one_edit_or_one_swap():
