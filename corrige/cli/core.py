@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 
 from corrige.cli import _numpy_runtime_threads, app, console
 from corrige.cli.options import CorpusSeed, ModelOption
+
+if TYPE_CHECKING:
+    from corrige.tutor.text import TextCorrection
 
 
 @app.command()
@@ -97,50 +101,86 @@ def train(
 
 @app.command()
 def correct(
-    sentences: Annotated[list[str], typer.Argument(help="One or more English sentences to correct.")],
+    texts: Annotated[
+        list[str] | None,
+        typer.Argument(help="English sentences or whole texts (an email, a paragraph) to correct; - reads stdin."),
+    ] = None,
+    file: Annotated[
+        Path | None,
+        typer.Option("--file", "-f", help="Correct this file's text as one text.", exists=True, dir_okay=False),
+    ] = None,
     model: ModelOption = None,
 ) -> None:
-    """Correct sentences and explain in Spanish: `corrige correct "Yesterday I goed to the store"`.
+    """Correct sentences or texts and explain in Spanish: `corrige correct "Yesterday I goed to the store"`.
 
-    Every sentence is tried; one the model cannot take (too long for its window) is reported in
-    its place, and the exit code is 2 when any was.
+    Each argument is a text, split into sentences and corrected as the tutor page and the API's
+    `text` requests do. A text the tutor does not take (empty, not English, over 5,000 characters)
+    is reported in its place, and the exit code is 2 when any was or when a sentence was left
+    uncorrected because it was too long.
     """
     _numpy_runtime_threads()
-    from rich.markup import escape
-    from rich.table import Table
+    import sys
 
     from corrige.tutor.agent import Tutor
-    from corrige.tutor.token_codec import PromptTooLong
+    from corrige.tutor.text import TextRefused, correct_texts
 
+    inputs = [sys.stdin.read() if t == "-" else t for t in texts or []]
+    if file is not None:
+        inputs.append(file.read_text(encoding="utf-8"))
+    if not inputs:
+        raise typer.BadParameter("give a sentence or a text to correct, - for stdin, or --file FILE")
     tutor = Tutor.load(model)
-    refused = 0
-    for sentence in sentences:
-        console.print(f"[bold]{escape(sentence)}[/]", highlight=False, soft_wrap=True)
-        if not sentence.strip():  # as the API's 422 empty_sentence
-            refused += 1
-            console.print("  [red]error[/] (empty_sentence): the sentence is empty; write a sentence to correct")
+    failed = 0
+    for text, result in zip(inputs, correct_texts(tutor, inputs), strict=True):
+        console.print(f"[bold]{escape(text.strip())}[/]", highlight=False, soft_wrap=True)
+        if isinstance(result, TextRefused):
+            code = "empty_sentence" if result.code == "empty_text" else result.code  # as the API's 422
+            message = result.message.removeprefix("text: ")
+            console.print(f"  [red]error[/] ({code}): {escape(message)}", highlight=False, soft_wrap=True)
+            failed += 1
             continue
-        try:
-            c = tutor.correct(sentence)
-        except PromptTooLong as exc:
-            refused += 1
-            console.print(f"  [red]error[/] ({exc.code}): {escape(str(exc))}", highlight=False, soft_wrap=True)
-            continue
-        if c.abstained:
-            console.print(f"  [yellow]sin cambios[/] ({c.abstain_reason}): {escape(c.gloss)}")
-            continue
-        mark = "[green]✓[/]" if not c.changed else "[cyan]→[/]"
-        console.print(f"  {mark} {escape(c.corrected)}\n  [italic]{escape(c.gloss)}[/]")
-        if c.edits:
-            table = Table("start", "end", "original", "replacement", "category", box=None, padding=(0, 1))
-            for e in c.edits:
-                table.add_row(
-                    str(e.start), str(e.end), escape(e.original) or "∅", escape(e.replacement) or "∅", e.category
-                )
-            console.print(table)
-    if refused:
-        console.print(f"[red]{refused} of {len(sentences)} sentences could not be corrected[/]")
+        failed += _print_text(result)
+    if failed:
+        console.print(f"[red]{failed} of {len(inputs)} texts could not be corrected in full[/]")
         raise typer.Exit(2)
+
+
+def _print_text(result: TextCorrection) -> int:
+    """One text's correction; 1 when a sentence of it was too long to correct, else 0."""
+    from rich.table import Table
+
+    from corrige.tutor.text import NOTHING_TO_CHECK
+
+    sentences = result.sentences
+    if len(sentences) == 1 and sentences[0].status == "too_long":
+        pass  # said below
+    elif len(sentences) == 1 and sentences[0].status == "abstained":
+        console.print(f"  [yellow]sin cambios[/] ({sentences[0].reason}): {escape(sentences[0].gloss)}")
+    else:
+        mark = "[cyan]→[/]" if result.edits else "[green]✓[/]"
+        console.print(f"  {mark} {escape(result.corrected.strip())}", highlight=False, soft_wrap=True)
+    for s in sentences:
+        if s.status == "too_long":
+            console.print(
+                f"  [red]error[/] (too_long): {escape(s.text)} — too long for the tutor with no comma or "
+                "conjunction to cut it at; split it into shorter sentences",
+                highlight=False,
+                soft_wrap=True,
+            )
+        elif len(sentences) == 1 and s.status != "abstained":
+            console.print(f"  [italic]{escape(s.gloss)}[/]")
+        elif s.edits:
+            console.print(f"  [italic]{escape(s.gloss)}[/]", highlight=False, soft_wrap=True)
+        elif s.status in ("abstained", "skipped") and s.reason not in NOTHING_TO_CHECK:
+            console.print(f"  [yellow]sin revisar[/] ({s.reason}): {escape(s.text)}", highlight=False, soft_wrap=True)
+    if result.edits:
+        table = Table("start", "end", "original", "replacement", "category", box=None, padding=(0, 1))
+        for e in result.edits:
+            table.add_row(
+                str(e.offset), str(e.end), escape(e.original) or "∅", escape(e.replacement) or "∅", e.category
+            )
+        console.print(table)
+    return int(any(s.status == "too_long" for s in sentences))
 
 
 @app.command("eval")

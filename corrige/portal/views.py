@@ -12,6 +12,7 @@ from corrige.portal.i18n import Text
 from corrige.portal.quiz import POINTS, Grade, Question, grade
 from corrige.portal.store import CategoryProgress, Exam, Submission
 from corrige.tutor.edits import Edit
+from corrige.tutor.text import NOTHING_TO_CHECK
 
 
 def correction_view(
@@ -86,7 +87,7 @@ def text_view(
         runs.append({"kind": "same", "text": text[pos:]})
     unchecked = []
     for s in result.sentences:
-        if s.status in UNCHECKED and s.reason != "signature":  # a name under a letter: nothing to check
+        if s.status in UNCHECKED and s.reason not in NOTHING_TO_CHECK:  # "Best wishes,", a name: nothing to check
             lang = s.language if s.status == "skipped" and t.language(s.language) else "en"
             unchecked.append(
                 {

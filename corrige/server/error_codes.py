@@ -57,7 +57,11 @@ def _text_guard(code: str, when: str) -> ErrorCode:
 
 ERROR_CODES: tuple[ErrorCode, ...] = (
     _body_guard(400, "invalid_json", "the body is not valid JSON, or nests deeper than 32 levels"),
-    _body_guard(400, "invalid_encoding", "the body is not UTF-8, or the text holds a lone surrogate"),
+    _body_guard(
+        400,
+        "invalid_encoding",
+        "the body is not UTF-8 (nor, for a form, its fields once percent-decoded), or the text holds a lone surrogate",
+    ),
     _text_guard(
         "invalid_characters",
         "NUL or another control character (tab and newlines are fine), a bidirectional override, a BOM",
@@ -91,6 +95,13 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
     ),
     _body_guard(415, "unsupported_media_type", "a body without `Content-Type: application/json`"),
     ErrorCode(
+        431,
+        "headers_too_large",
+        "`corrige serve`: the request line and headers are over `max_header_bytes`, refused as they arrive;"
+        " `Connection: close`",
+        where=(),
+    ),
+    ErrorCode(
         422,
         "validation_error",
         'an unknown field, a wrong type (no coercion: `"stream": "yes"` is refused), a missing field or '
@@ -102,31 +113,32 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
         422,
         "prompt_too_long",
         "the sentence is over `max_sentence_chars`, or too long for the model's window with room for the answer",
-        where=("text:sentence", CHAT),
+        where=("text:sentence",),
         unstated=("any",),
     ),
     ErrorCode(422, "empty_text", "`text` is empty or blank", where=("text:text",)),
     ErrorCode(
         413,
         "text_too_long",
-        "`text` is over 5,000 characters (a sentence too long for the model's window is never a reason: "
-        "it is cut at clause boundaries or passed through flagged)",
-        where=("text:text", CHECK),
-        unstated=(CHECK,),
+        "`text` (or a chat message) is over 5,000 characters (a sentence too long for the model's window is "
+        "never a reason: it is cut at clause boundaries or passed through flagged)",
+        where=("text:text", CHAT, CHECK),
+        unstated=(CHAT, CHECK),
     ),
     ErrorCode(
         422,
         "no_words",
-        "`text` has no words: only punctuation, digits or symbols",
-        where=("text:text",),
+        "`text` (or a chat message) has no words: only punctuation, digits or symbols",
+        where=("text:text", CHAT),
         unstated=("any",),
     ),
     ErrorCode(
         422,
         "not_english",
-        "`text` is not English: the message names the language told by its stop words (`es`, `fr`, …) or the "
-        "script (`Cyrillic`, `CJK`, …)",
-        where=("text:text",),
+        "the learner's text (`sentence`, `sentences[i]`, `text`, a chat message, a raw `prompt`) is not English: "
+        "the message names the language told by its stop words (`es`, `fr`, …) or the script (`Cyrillic`, "
+        "`CJK`, …); in a text of several sentences, one that is not English is only skipped",
+        where=("text:text", "text:sentence", "text:prompt", CHAT),
         unstated=("any",),
     ),
     ErrorCode(

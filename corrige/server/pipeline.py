@@ -39,6 +39,7 @@ from corrige.server.errors import ApiError, EngineRefusals, from_prompt_too_long
 from corrige.server.guards import check_text
 from corrige.server.settings import Settings
 from corrige.tutor.agent import Correction, TutorFront
+from corrige.tutor.language import foreign_language, not_english_message
 from corrige.tutor.retrieval import RuleHit
 from corrige.tutor.rule_lookup import NO_RULES, RuleAnswer, RuleLookup
 from corrige.tutor.token_codec import PromptTooLong
@@ -206,8 +207,10 @@ class CorrectionPipeline:
         if len(text) > limit:
             message = f"{field_name}: the sentence has {len(text)} characters; at most {limit} are accepted"
             raise ApiError(422, "prompt_too_long", message)
-        if not checked:
+        if not checked:  # a text's pieces were checked with the text, sentence by sentence
             check_text(text, field_name)
+            if (language := foreign_language(text)) is not None:
+                raise ApiError(422, "not_english", not_english_message(field_name, language, "sentence"))
 
     def params_for(self, prompt: list[int]) -> SamplingParams:
         """Greedy, up to the tutor's answer budget, stopping at eos, with each token's log-probability

@@ -180,8 +180,9 @@ class SentenceOut(BaseModel):
     corrected: str
     status: Literal["corrected", "unchanged", "abstained", "too_long", "skipped"] = Field(
         description="`too_long`: a part too long for the model's window with no clause boundary left, passed "
-        "through; `skipped`: not sent to the model (`reason`: `no_words`, `not_english`, `mixed_scripts`, or "
-        "`signature`: the text's last line when it is only a name)."
+        "through; `skipped`: not sent to the model (`reason`: `no_words`, `not_english`, `mixed_scripts`, "
+        "`signature`: the text's last line when it is only a name, or `greeting`: a greeting or sign-off standing "
+        "alone, such as `Hi Ana,` or `Best wishes,`)."
     )
     reason: str | None = Field(None, description="Why skipped, abstained or too long.")
     language: str | None = Field(None, description="Skipped as not English: the language (`es`) or script, if told.")

@@ -29,6 +29,7 @@ from corrige.server.settings import Settings
 from corrige.server.sse import event
 from corrige.server.stage_spans import StageSpans
 from corrige.tutor.agent import Correction, TutorFront
+from corrige.tutor.language import foreign_language, not_english_message
 from corrige.tutor.retrieval import RuleHit
 from corrige.tutor.rule_lookup import RuleLookup
 
@@ -190,6 +191,8 @@ class CorrectionService:
             if not prompt:
                 raise ApiError(422, "empty_prompt", "prompt: the prompt is empty")
             check_text(prompt, "prompt")
+            if (language := foreign_language(prompt)) is not None:
+                raise ApiError(422, "not_english", not_english_message("prompt", language, "prompt"))
             ids = [self.tutor.tokenizer.special.bos, *self.tutor.tokenizer.encode(prompt)]
         else:
             ids = list(prompt)

@@ -41,23 +41,25 @@ REFUSED_STATUS = {"text_too_long": 413}
 class TextRun:
     """One text in flight: its plan, the engine tasks of its pieces, its sentences as they finish."""
 
-    def __init__(self, service: CorrectionService, text: str, meta: RequestMeta, rules: bool) -> None:
+    def __init__(
+        self, service: CorrectionService, text: str, meta: RequestMeta, rules: bool, field: str = "text"
+    ) -> None:
         self.service = service
         self.pipeline = pipeline = service.pipeline
         self.meta = meta
         self.run = pipeline.begin(meta, Options(rules=rules, checked=True, cached=True))
         start = time.perf_counter()
         self.timings = {"ingress": ms(start - meta.received_at)}
-        check_text(text, "text")  # once, at the edge: its pieces are parts of it
+        check_text(text, field)  # once, at the edge: its pieces are parts of it
         try:
-            self.plan: TextPlan = plan_text(text, service.tutor.fits)
+            self.plan: TextPlan = plan_text(text, service.tutor.fits, field)
         except TextRefused as exc:
             raise ApiError(REFUSED_STATUS.get(exc.code, 422), exc.code, exc.message) from None
         self.timings["split"] = ms(time.perf_counter() - start)
         # every piece guarded and tokenized before any goes to the engine: then they reach it back
         # to back and start in the same step, instead of each joining a step or two after the last
         start = time.perf_counter()
-        self.prepared = {(i, k): pipeline.prepare(self.run, p.source, "text") for i, k, p in self.plan.to_correct}
+        self.prepared = {(i, k): pipeline.prepare(self.run, p.source, field) for i, k, p in self.plan.to_correct}
         self.timings["tokenize"] = ms(time.perf_counter() - start)
         self.corrections: dict[tuple[int, int], Correction] = {}
         self.usage = [0, 0]
@@ -82,6 +84,15 @@ class TextRun:
                 hits = await self.pipeline.find_rules(self.run, self.prepared[(i, k)])
                 rules += [RuleOut(**hit.summary()) for hit in hits if hit.card.id not in {r.id for r in rules}]
         return result, rules
+
+    async def results(self) -> list[tuple[SentenceResult, list[RuleOut]]]:
+        """Every sentence corrected (cancelled together when one fails or the request goes away)."""
+        tasks = self.tasks()
+        try:
+            return list(await asyncio.gather(*tasks))
+        except BaseException:
+            await _cancel(tasks)
+            raise
 
     def tasks(self) -> list[asyncio.Task]:
         self._engine_start = time.perf_counter()
@@ -142,13 +153,8 @@ async def _cancel(tasks: list[asyncio.Task]) -> None:
 async def correct_text(service: CorrectionService, text: str, meta: RequestMeta, rules: bool = True) -> Response:
     """The whole text's `TextCorrectResponse`; refusals (`ApiError`) before anything runs."""
     run = TextRun(service, text, meta, rules)
-    tasks = run.tasks()
-    try:
-        done = await asyncio.gather(*tasks)
-    except BaseException:
-        await _cancel(tasks)
-        raise
-    body = run.pipeline.respond(run.run, lambda: run.response(list(done)).model_dump_json().encode())
+    done = await run.results()
+    body = run.pipeline.respond(run.run, lambda: run.response(done).model_dump_json().encode())
     return Response(body, media_type=JSON)
 
 

@@ -74,3 +74,17 @@ def guess_language(text: str) -> str | None:
 
 def language_name(code: str) -> str:
     return LANGUAGE_NAMES.get(code, f"{code} script")
+
+
+def foreign_language(text: str) -> str | None:
+    """What `guess_language` names when `text` is not English; None for English, or no words."""
+    language = guess_language(text)
+    return None if language in (None, "en") else language
+
+
+def not_english_message(field: str, language: str, what: str = "text") -> str:
+    """The `not_english` refusal's message, the same on every route that takes learner text."""
+    return (
+        f"{field}: the {what} looks {language_name(language)} ({language}); corrige corrects English written "
+        "by Spanish speakers"
+    )

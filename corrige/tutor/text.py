@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Literal
 
 from corrige.tutor.answer_text import split_gloss
 from corrige.tutor.edits import Edit
-from corrige.tutor.language import guess_language, language_name, scripts
+from corrige.tutor.language import guess_language, not_english_message, scripts
 from corrige.tutor.sentences import LIST_MARKER, Span, has_letters, split_sentences
 
 if TYPE_CHECKING:
@@ -120,24 +120,20 @@ class TextRefused(ValueError):
 # ---------------------------------------------------------------- the text as a whole
 
 
-def check_text_language(text: str) -> None:
-    """Refuse (`TextRefused`) a text that is empty, too long, has no words or is not English."""
+def check_text_language(text: str, field: str = "text") -> None:
+    """Refuse (`TextRefused`) a text that is empty, too long, has no words or is not English
+    (`field`: the request field the messages name)."""
     if not text.strip():
-        raise TextRefused("empty_text", "text: the text is empty; send English sentences")
+        raise TextRefused("empty_text", f"{field}: the text is empty; send English sentences")
     if len(text) > MAX_TEXT_CHARS:
         raise TextRefused(
-            "text_too_long", f"text: the text has {len(text)} characters; at most {MAX_TEXT_CHARS} are accepted"
+            "text_too_long", f"{field}: the text has {len(text)} characters; at most {MAX_TEXT_CHARS} are accepted"
         )
     language = guess_language(text)
     if language is None:
-        raise TextRefused("no_words", "text: the text has no words (only punctuation, digits or symbols)")
+        raise TextRefused("no_words", f"{field}: the text has no words (only punctuation, digits or symbols)")
     if language != "en":
-        raise TextRefused(
-            "not_english",
-            f"text: the text looks {language_name(language)} ({language}); corrige corrects English written "
-            "by Spanish speakers",
-            language,
-        )
+        raise TextRefused("not_english", not_english_message(field, language), language)
 
 
 # ---------------------------------------------------------------- planning
@@ -157,7 +153,7 @@ class Piece:
 class PlannedSentence:
     span: Span
     pieces: list[Piece]
-    skip: str | None = None  # "no_words", "not_english", "mixed_scripts", "signature": not sent
+    skip: str | None = None  # "no_words", "not_english", "mixed_scripts", "signature", "greeting": not sent
     language: str | None = None
 
 
@@ -215,9 +211,10 @@ def _cut(text: str, span: Span, fits: Callable[[str], bool]) -> list[Piece]:
     return [Piece(span.start, span.end, source, False)]
 
 
-def plan_text(text: str, fits: Callable[[str], bool]) -> TextPlan:
-    """Sentences and the pieces the model reads (`fits`: the tutor's window check, `Tutor.fits`)."""
-    check_text_language(text)
+def plan_text(text: str, fits: Callable[[str], bool], field: str = "text") -> TextPlan:
+    """Sentences and the pieces the model reads (`fits`: the tutor's window check, `Tutor.fits`;
+    `field`: the request field a refusal names)."""
+    check_text_language(text, field)
     planned = []
     for span in split_sentences(text):
         source = text[span.start : span.end]
@@ -237,8 +234,25 @@ def plan_text(text: str, fits: Callable[[str], bool]) -> TextPlan:
         if _is_signature(text, span):
             planned.append(PlannedSentence(span, [], "signature"))
             continue
+        if GREETING.fullmatch(source.strip()):
+            planned.append(PlannedSentence(span, [], "greeting"))
+            continue
         planned.append(PlannedSentence(span, _cut(text, _model_span(text, span), fits)))
     return TextPlan(text, planned)
+
+
+# skip reasons that are no loss: a name under a letter, a greeting or sign-off (never listed as unchecked)
+NOTHING_TO_CHECK = frozenset({"signature", "greeting"})
+
+# a letter's greeting or sign-off standing alone ("Hi!", "Dear Mr Brown,", "Best wishes,"): formulas,
+# nothing for the tutor to correct nor for the learner to check again
+GREETING = re.compile(
+    r"(?:(?i:hi|hello|hey|dear|good (?:morning|afternoon|evening))"
+    r"(?:\s+(?:(?!I\b)[A-Z][\w.'’-]*|(?i:or|and|my|everybody|everyone|all|guys|there|friends?|teachers?|team))){0,4}"
+    r"|(?i:(?:best|kind|warm|warmest)\s+(?:wishes|regards)|regards|yours(?:\s+(?:sincerely|faithfully|truly))?"
+    r"|(?:lots of\s+)?love|cheers|take care|see you(?:\s+soon)?|thanks(?:\s+again)?|thank you(?:\s+again)?"
+    r"|all the best|bye))\s*[,.!]*"
+)
 
 
 def _is_signature(text: str, span: Span) -> bool:

@@ -1,4 +1,5 @@
-"""`corrige correct A B C` with the real CLI and the bundled model: every sentence is tried."""
+"""`corrige correct A B C` with the real CLI and the bundled model: every text is tried, each
+split into sentences and corrected as the `text` path does."""
 
 from __future__ import annotations
 
@@ -13,13 +14,17 @@ from corrige.tutor.token_codec import PromptTooLong
 TOO_LONG = " ".join(["word"] * 150) + "."  # past the window of every bundled model (192 tokens at most)
 
 
-def corrige_correct(*sentences: str) -> subprocess.CompletedProcess:
+def corrige_correct(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "corrige.cli", "correct", *sentences], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "corrige.cli", "correct", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        input=stdin,
     )
 
 
-def test_a_refused_sentence_is_reported_in_place_and_the_next_ones_are_corrected():
+def test_a_sentence_too_long_is_reported_in_place_and_the_next_ones_are_corrected():
     with pytest.raises(PromptTooLong):  # the sentence in the middle is one the model refuses
         Tutor.load().correct(TOO_LONG)
     run = corrige_correct("He don't want to come.", TOO_LONG, "Yesterday I goed to the store")
@@ -28,14 +33,14 @@ def test_a_refused_sentence_is_reported_in_place_and_the_next_ones_are_corrected
     assert lines[0] == "He don't want to come."
     assert "  → He doesn't want to come." in lines
     refused = lines.index(TOO_LONG)
-    assert lines[refused + 1].startswith("  error (prompt_too_long): the sentence takes ")
+    assert lines[refused + 1].startswith("  error (too_long): word word")
     after = lines[refused + 2 :]
     assert after[:3] == [
         "Yesterday I goed to the store",
         "  → Yesterday I went to the store",
         "  pasado irregular: goed → went",
     ]
-    assert lines[-1] == "1 of 3 sentences could not be corrected"
+    assert lines[-1] == "1 of 3 texts could not be corrected in full"
 
 
 def test_all_corrected_exits_zero():
@@ -50,3 +55,37 @@ def test_an_empty_sentence_is_an_error_not_a_correction():
     assert run.returncode == 2, run.stdout + run.stderr
     assert "(empty_sentence)" in run.stdout and "unparsable" not in run.stdout
     assert "  → She goes to work by bus." in run.stdout.splitlines()  # the next one is still corrected
+
+
+EMAIL = (
+    "Hi Ana,\nI am writing to tell you about my holidays. Yesterday I goed to the beach with my friends. "
+    "My sister have a new dog. We was very happy.\nBest wishes,\nLucía"
+)
+
+
+def test_a_text_is_split_and_corrected_from_an_argument_stdin_or_a_file(tmp_path):
+    run = corrige_correct(EMAIL)
+    assert run.returncode == 0, run.stdout + run.stderr
+    out = run.stdout
+    for gloss in ("pasado irregular: goed → went", "tercera persona: have → has", "concordancia: was → were"):
+        assert f"  {gloss}" in out.splitlines()
+    assert "Yesterday I went to the beach" in out and "My sister has a new dog. We were very happy." in out
+    assert "sin revisar" not in out  # the greeting, the sign-off and the name are nothing to check
+    assert corrige_correct("-", stdin=EMAIL).stdout == out
+    path = tmp_path / "email.txt"
+    path.write_text(EMAIL, encoding="utf-8")
+    assert corrige_correct("--file", str(path)).stdout == out
+
+
+@pytest.mark.parametrize("spanish", ["Yo tengo un perro.", "Quiero aprender inglés porque es importante."])
+def test_spanish_is_refused_not_corrected(spanish):
+    run = corrige_correct(spanish, "She go to work by bus.")
+    assert run.returncode == 2, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[1].startswith("  error (not_english): the text looks Spanish (es);")
+    assert "  → She goes to work by bus." in lines
+
+
+def test_nothing_to_correct_is_a_usage_error():
+    run = corrige_correct()
+    assert run.returncode == 2 and "give a sentence or a text" in run.stderr

@@ -136,6 +136,7 @@ def test_each_operation_documents_its_own_codes(document):
         "validation_error",
         "empty_sentence",
         "prompt_too_long",
+        "not_english",
         "batch_too_large",
     ]
     assert codes(document, "POST", "/portal/api/quiz/answer", 403) == ["csrf_failed"]
@@ -181,12 +182,12 @@ def test_the_codes_no_schema_can_state_are_listed_per_operation(document):
         "no_words",
         "not_english",
     ]
-    assert operation(document, "POST", "/v1/completions")[UNSTATED] == ["invalid_request"]
+    assert operation(document, "POST", "/v1/completions")[UNSTATED] == ["not_english", "invalid_request"]
     assert operation(document, "POST", "/portal/api/exams/{exam_id}/answers")[UNSTATED] == ["question_not_in_exam"]
     assert UNSTATED not in operation(document, "POST", "/v1/tools/rules")
     # the tutor reads only the last user message: no schema says which one that is
     chat = operation(document, "POST", "/v1/chat/completions")
-    assert {"invalid_characters", "empty_sentence"} <= set(chat[UNSTATED])
+    assert {"invalid_characters", "empty_sentence", "text_too_long", "no_words", "not_english"} <= set(chat[UNSTATED])
 
 
 # ---------------------------------------------------------------- request constraints

@@ -11,7 +11,15 @@ from split_cases import cases
 from corrige.tutor.agent import SEED_MODEL, Tutor
 from corrige.tutor.language import guess_language
 from corrige.tutor.sentences import _blocks, split_sentences
-from corrige.tutor.text import MAX_TEXT_CHARS, TextRefused, apply_text_edits, collapse_map, correct_text, plan_text
+from corrige.tutor.text import (
+    MAX_TEXT_CHARS,
+    NOTHING_TO_CHECK,
+    TextRefused,
+    apply_text_edits,
+    collapse_map,
+    correct_text,
+    plan_text,
+)
 
 CASES = cases()
 
@@ -205,3 +213,26 @@ def test_a_name_on_the_last_line_is_a_signature_and_not_sent(text, signature):
     signed = [text[s.span.start : s.span.end] for s in plan.sentences if s.skip == "signature"]
     assert signed == ([signature] if signature else [])
     assert all(text[plan.sentences[i].span.start :].strip() != signature for i, _, _ in plan.to_correct)
+
+
+@pytest.mark.parametrize(
+    "text, greetings",
+    [
+        ("Hi!\nI goed home.", ["Hi!"]),
+        (
+            "Dear Sir or Madam,\nI am writing about the job.\nYours faithfully,\nAna",
+            ["Dear Sir or Madam,", "Yours faithfully,"],
+        ),
+        (
+            "Hello everybody! I has a cat. See you soon!\nBest wishes,\nTom",
+            ["Hello everybody!", "See you soon!", "Best wishes,"],
+        ),
+        ("Hi I has a cat. Thanks for the letter.", []),  # sentences with more in them are read
+        ("Hi, I am Ana. Thank you very much.", []),
+    ],
+)
+def test_greetings_and_sign_offs_standing_alone_are_not_sent(text, greetings):
+    plan = plan_text(text, lambda source: True)
+    skipped = [text[s.span.start : s.span.end] for s in plan.sentences if s.skip == "greeting"]
+    assert skipped == greetings
+    assert NOTHING_TO_CHECK >= {"greeting", "signature"}

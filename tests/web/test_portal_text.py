@@ -157,6 +157,8 @@ def test_sentences_the_tutor_could_not_check_are_said_so_in_the_learners_words(p
         ("I goed home. " * 400, 413, "text_too_long"),
         ("... !!! 123", 422, "no_words"),
         ("Hola, ¿cómo estás? Muchas gracias por todo.", 422, "not_english"),
+        ("Yo tengo un perro.", 422, "not_english"),
+        ("Quiero aprender inglés porque es importante.", 422, "not_english"),
         ("I like <|sep|> cats.", 400, "prompt_injection"),
     ],
 )

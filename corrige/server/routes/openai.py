@@ -21,7 +21,6 @@ from corrige.engine import RequestStream
 from corrige.server.context import RequestMeta
 from corrige.server.deps import ServiceDep, SettingsDep, meta_of
 from corrige.server.errors import ApiError, error_body
-from corrige.server.pipeline import Options
 from corrige.server.schemas import (
     AssistantMessage,
     ChatChoice,
@@ -34,10 +33,13 @@ from corrige.server.schemas import (
     ModelCard,
     ModelList,
     OpenAIUsage,
+    TextCorrectResponse,
 )
 from corrige.server.service import CorrectionService, finish_reason
 from corrige.server.settings import Settings
 from corrige.server.sse import DONE, SSE_HEADERS, SSE_MEDIA_TYPE, IncrementalDecoder, event, stream_doc
+from corrige.server.text_service import TextRun
+from corrige.tutor.answer_text import NO_ERRORS_GLOSS
 
 router = APIRouter(prefix="/v1", tags=["openai"])  # error responses: from the table of codes (corrige.server.openapi)
 COMPLETION_STREAM = stream_doc(
@@ -157,11 +159,15 @@ async def chat_completions(
     """The tutor as a chat model: it corrects the last user message and explains in Spanish."""
     meta = served_meta(request, body.model, settings)
     index, text = last_user_message(body.messages)
-    pipeline = service.pipeline
-    run = pipeline.begin(meta, Options(rules=False))  # a chat answer has no rule cards
-    correction = await pipeline.correct(run, pipeline.prepare(run, text, f"messages[{index}].content"))
-    content = f"{correction.corrected}\n\n{correction.gloss}"
-    counts = usage(correction.prompt_tokens, correction.completion_tokens)
+    field = f"messages[{index}].content"
+    if not text.strip():
+        raise ApiError(422, "empty_sentence", f"{field}: the message is empty; send English sentences")
+    # a message is a text, as the tutor page's: split into sentences, each corrected (no rule cards)
+    text_run = TextRun(service, text, meta, rules=False, field=field)
+    pipeline, run = service.pipeline, text_run.run
+    answer = text_run.response(await text_run.results())
+    content = chat_content(answer)
+    counts = usage(answer.usage.prompt_tokens, answer.usage.completion_tokens)
     completion_id, created = f"chatcmpl-{meta.request_id}", int(time.time())
     if body.stream:
         include_usage = bool(body.stream_options and body.stream_options.include_usage)
@@ -176,6 +182,15 @@ async def chat_completions(
         usage=counts,
     )
     return Response(pipeline.respond(run, lambda: response.model_dump_json().encode()), media_type="application/json")
+
+
+def chat_content(answer: TextCorrectResponse) -> str:
+    """The corrected text, a blank line, then what was corrected: one sentence's explanation as the
+    tutor wrote it, or for several, one line per corrected sentence ("sin errores" when none was)."""
+    if len(answer.sentences) == 1:
+        return f"{answer.corrected}\n\n{answer.sentences[0].explanation}"
+    notes = [s.explanation for s in answer.sentences if s.edits and s.explanation]
+    return f"{answer.corrected}\n\n" + ("\n".join(notes) if notes else NO_ERRORS_GLOSS)
 
 
 def chat_chunks(content: str, completion_id: str, created: int, model: str, counts: OpenAIUsage | None) -> list[bytes]:
