@@ -291,16 +291,29 @@ def test_paste_an_email_accept_one_edit_then_all_with_javascript(browser, portal
         cards = page.locator("#result .edit-card")
         second = expected["edits"][1]
         cards.nth(1).get_by_role("button", name=ACCEPT[lang], exact=True).click()
-        expect(box).to_have_value(apply(EMAIL, [second]))
-        expect(cards.nth(1).get_by_role("button")).to_have_text(t.accepted)
-        expect(cards.nth(1).get_by_role("button")).to_be_disabled()
+        once = apply(EMAIL, [second])
+        expect(box).to_have_value(once)
+        # the text is checked again: the panel is the correction of the text as it is now
+        expect(page.get_by_test_id("recheck-status")).to_have_text(t.rechecked)
+        expect(page.locator("#result .text-result")).to_have_attribute("data-source", once)
+        again = grammar_api(portal_server.url, once)
+        expect(cards).to_have_count(len(again["edits"]))
+        assert len(again["edits"]) == len(expected["edits"]) - 1  # the accepted edit is no longer proposed
+        assert (second["original"], second["replacement"]) not in [
+            (e["original"], e["replacement"]) for e in again["edits"] if e["offset"] == second["offset"]
+        ]
+        expect(page.get_by_label(t.corrected_text)).to_have_value(again["corrected"])
         page.screenshot(path=str(Path(artifacts) / f"portal-text-accept-one-{lang}.png"), full_page=True)
-        first = expected["edits"][0]
-        cards.nth(0).get_by_role("button", name=ACCEPT[lang], exact=True).click()  # one before it: offsets shift
-        expect(box).to_have_value(apply(EMAIL, [first, second]))
+        first = again["edits"][0]
+        cards.nth(0).get_by_role("button", name=ACCEPT[lang], exact=True).click()  # the new panel's offsets
+        twice = apply(once, [first])
+        expect(box).to_have_value(twice)
+        expect(page.locator("#result .text-result")).to_have_attribute("data-source", twice)
+        rest = grammar_api(portal_server.url, twice)
         page.get_by_role("button", name=ACCEPT_ALL[lang], exact=True).click()
-        expect(box).to_have_value(expected["corrected"])
-        expect(page.get_by_test_id("accept-status")).to_have_text(t.accepted_all)
+        expect(box).to_have_value(rest["corrected"])
+        expect(page.get_by_test_id("recheck-status")).to_have_text(t.accepted_all)
+        expect(page.locator("#result .text-result")).to_have_attribute("data-source", rest["corrected"])
         assert page.url.endswith(f"/?lang={lang}")  # still in place
         check_page(page, lang, "after accept all")
         page.screenshot(path=str(Path(artifacts) / f"portal-text-{lang}.png"), full_page=True)

@@ -6,7 +6,9 @@
 // A required field left empty says so in the page's language (its `data-missing`), and
 // <time data-local> elements show their time in the learner's time zone (the server writes UTC).
 // A text's correction (.text-result) gets "accept" per edit and "accept all": the corrections are
-// applied in place in the text box, by the edits' offsets (UTF-16 units, as the server gives them);
+// applied in place in the text box, by the edits' offsets (UTF-16 units, as the server gives them),
+// then the text is sent again and its new correction replaces the panel, with a line saying so
+// (sentences the server answered lately come back from its answer cache, without the model);
 // without JavaScript "accept all" is a form post that puts the corrected text in the box.
 (function () {
   "use strict";
@@ -14,6 +16,17 @@
   document.documentElement.classList.add("js"); // shows the controls that need the script
 
   var applied = new WeakMap(); // .text-result → the text the box should hold (its edits accepted so far)
+  var sent = 0; // requests sent from a form: only the latest one's answer is shown
+
+  // send the text box's form again once an edit is in it: its new correction replaces `result`
+  function recheck(result, note) {
+    var field = document.getElementById(result.dataset.field);
+    var form = field ? field.form : null;
+    if (form && form.dataset.api) {
+      form.dataset.note = note || "";
+      form.requestSubmit();
+    }
+  }
 
   function acceptOne(result, card) {
     var field = document.getElementById(result.dataset.field);
@@ -70,14 +83,15 @@
     if (status) {
       status.textContent = result.dataset.done;
     }
+    recheck(result, result.dataset.done);
   }
 
   document.addEventListener("click", function (event) {
     var button = event.target.closest ? event.target.closest("[data-accept]") : null;
     var result = button ? button.closest(".text-result") : null;
     var card = button ? button.closest(".edit-card") : null;
-    if (result && card) {
-      acceptOne(result, card);
+    if (result && card && !card.classList.contains("accepted") && acceptOne(result, card)) {
+      recheck(result, result.dataset.rechecked);
     }
   });
 
@@ -156,6 +170,9 @@
     event.preventDefault();
     var out = document.getElementById(form.dataset.result);
     var button = form.querySelector('button[type="submit"]');
+    var note = form.dataset.note;
+    delete form.dataset.note;
+    var number = ++sent;
     var body = {};
     var token = "";
     new FormData(form).forEach(function (value, name) {
@@ -175,8 +192,19 @@
     })
       .then(function (response) {
         return response.json().then(function (data) {
+          if (number !== sent) {
+            return; // a later request's answer replaces this one
+          }
           if (response.ok) {
             out.innerHTML = data.html;
+            if (note) {
+              var said = document.createElement("p");
+              said.className = "recheck-status";
+              said.setAttribute("role", "status");
+              said.dataset.testid = "recheck-status";
+              said.textContent = note;
+              out.prepend(said);
+            }
             return;
           }
           var code = data && data.error ? String(data.error.code) : "";
@@ -184,9 +212,14 @@
         });
       })
       .catch(function () {
-        out.replaceChildren(message(document.body.dataset.errorGeneric));
+        if (number === sent) {
+          out.replaceChildren(message(document.body.dataset.errorGeneric));
+        }
       })
       .finally(function () {
+        if (number !== sent) {
+          return;
+        }
         button.disabled = false;
         form.removeAttribute("aria-busy");
         if (form.hasAttribute("data-focus-result")) {
