@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from corrige.cli import app, console, rules_app
 from corrige.cli.options import CorpusSeed, JsonOutput, write_json
+
+if TYPE_CHECKING:
+    from corrige.tutor.retrieval import Retriever
 
 
 def _parse_edit(spec: str) -> tuple[str, str]:
@@ -78,9 +82,20 @@ def eval_retrieval(
     n_test: Annotated[int, typer.Option(help="Synthetic test examples to draw single-error queries from.")] = 900,
     seed: CorpusSeed = 0,
     misses: Annotated[int, typer.Option(help="Show up to this many hybrid misses (top 5).")] = 0,
+    edits: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--edits",
+            help="Also check the first card beside every edit the tutor makes on these sentences (a TSV's "
+            "first column, or one sentence a line; e.g. corrige/tutor/realistic.tsv, JFLEG's dev.src).",
+            exists=True,
+            dir_okay=False,
+        ),
+    ] = None,
     output: JsonOutput = None,
 ) -> None:
-    """Retrieval quality: recall@1/@5 of the right rule card for BM25, dense and hybrid retrieval."""
+    """Retrieval quality: recall@1/@5 of the right rule card for BM25, dense and hybrid retrieval;
+    with --edits, whether the first card beside each of the tutor's edits teaches that edit."""
     import dataclasses
     import os
 
@@ -130,5 +145,49 @@ def eval_retrieval(
             f"[yellow]miss[/] {lq.source}: {lq.query.sentence!r} {list(lq.query.edits)} "
             f"want {sorted(lq.relevant)} got {top}"
         )
+    if edits:
+        results["edit_cards"] = _edit_cards(retriever, edits, misses)
     if output:
         write_json(output, results, ensure_ascii=False)
+
+
+def _edit_cards(retriever: Retriever, paths: list[Path], misses: int) -> dict[str, dict]:
+    """The edit-level check of each file (`corrige.evaluation.edit_cards`), as a table."""
+    from rich.table import Table
+
+    from corrige.evaluation import edit_cards
+    from corrige.tutor.agent import Tutor
+
+    tutor = Tutor.load()
+    table = Table(
+        "sentences",
+        "edits",
+        "policy",
+        "with a card",
+        "category agrees",
+        "direction agrees",
+        "pinned card (n)",
+        title="the first card beside each edit",
+    )
+    found: dict[str, dict] = {}
+    for path in paths:
+        sentences = edit_cards.read_sentences(path)
+        with console.status(f"correcting {len(sentences)} sentences of {path.name}"):
+            cases = edit_cards.tutor_edits(tutor, sentences)
+        scores = edit_cards.score(retriever, cases)
+        found[path.name] = {policy: s.as_dict() for policy, s in scores.items()}
+        for policy, s in scores.items():
+            d = s.as_dict()
+            table.add_row(
+                f"{path.name} ({len(sentences)})",
+                str(d["edits"]),
+                policy,
+                str(d["shown"]),
+                f"{d['category_agreement']:.3f}",
+                f"{d['direction_agreement']:.3f}",
+                f"{d['pinned_agreement']:.3f} ({d['pinned']})",
+            )
+            for case, card in s.wrong[:misses]:
+                console.print(f"[yellow]{policy}[/] {case.original} → {case.replacement} ({case.category}): {card}")
+    console.print(table)
+    return found

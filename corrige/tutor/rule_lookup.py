@@ -29,10 +29,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from corrige.tutor.agent import Correction
+from corrige.tutor.card_fit import fits
 from corrige.tutor.edits import Edit
 from corrige.tutor.retrieval import Mode, Retriever, RuleHit
 
-Key = tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]
+Key = tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]  # sentence, edits, each edit's category
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,20 +45,21 @@ class RuleAnswer:
 
 
 NO_RULES = RuleAnswer((), "none")
-CANDIDATES = 3  # retrieve k x this many, then put the cards of the edits' own categories first
 WARM_KEY: Key = ("I goed home.", (("goed", "went"),), ("past_irregular",))  # `warm`'s search
 
 
-def prefer_categories(hits: list[RuleHit], categories: tuple[str, ...]) -> list[RuleHit]:
-    """Cards of the edits' categories first, each group in retrieval order.
+def teaching(hits: Sequence[RuleHit], edits: Sequence[tuple[str, str]], categories: Sequence[str]) -> list[RuleHit]:
+    """The cards, in retrieval order, that teach one of the edits (`card_fit.fits`: the edit's
+    category, an example going the same way); the others are dropped.
 
     The tutor already knows each edit's category; retrieval's job is to pick the card that
     explains it. Words shared with an unrelated card can outrank the right one ("She like
-    cats" matches "I like football very much" better than the third-person cards), and a
-    card of another category is the wrong explanation for that edit however well it matches.
+    cats" matches "I like football very much" better than the third-person cards; "a party in
+    Friday" has the "in" of "interested in"), and such a card teaches the wrong rule however well
+    it matches: no card is better than that one.
     """
-    wanted = set(categories)
-    return [h for h in hits if h.card.category in wanted] + [h for h in hits if h.card.category not in wanted]
+    pairs = list(zip(edits, categories, strict=True))
+    return [h for h in hits if any(fits(h.card, cat, o, r) for (o, r), cat in pairs)]
 
 
 class RuleLookup:
@@ -87,7 +89,7 @@ class RuleLookup:
         if not correction.edits:
             return None
         edits = tuple((e.original, e.replacement) for e in correction.edits)
-        categories = tuple(dict.fromkeys(e.category for e in correction.edits))
+        categories = tuple(e.category for e in correction.edits)  # one per edit
         return correction.sentence, edits, categories
 
     def lookup(self, correction: Correction) -> RuleAnswer:
@@ -168,8 +170,8 @@ class RuleLookup:
 
     def _search(self, key: Key, mode: Mode, store: bool = True) -> RuleAnswer:
         sentence, edits, categories = key
-        candidates = self.retriever.search(sentence, edits, categories, k=self.k * CANDIDATES, mode=mode)
-        answer = RuleAnswer(tuple(prefer_categories(candidates, categories)[: self.k]), mode)
+        ranked = self.retriever.search(sentence, edits, categories, k=len(self.retriever.cards), mode=mode)
+        answer = RuleAnswer(tuple(teaching(ranked, edits, categories)[: self.k]), mode)
         if store:
             with self._lock:
                 self._cache[key] = answer

@@ -73,11 +73,12 @@ def test_while_the_encoder_is_busy_bm25_answers_at_once(hybrid_retriever):
     assert third.mode == "hybrid" and not third.cached
 
 
-def test_cards_of_the_edits_category_come_first(hybrid_retriever):
+def test_only_cards_that_teach_the_edit_are_shown(hybrid_retriever):
     edit = Edit(4, 8, "like", "likes", "third_person")
     she_like = Correction("She like cats.", "She likes cats.", "tercera persona: like → likes", [edit])
     hits = RuleLookup(hybrid_retriever, k=3).lookup(she_like).hits
-    assert [h.card.category for h in hits] == ["third_person"] * 3  # not "I like football very much"
+    # not "I like football very much", nor the third person's "doesn't" card, which goes another way
+    assert [h.card.id for h in hits] == ["third_person_s"]
 
 
 def test_a_busy_server_gets_bm25_without_touching_the_encoder(hybrid_retriever):

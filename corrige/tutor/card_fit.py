@@ -1,0 +1,110 @@
+"""Does a rule card teach this edit? Same category, and an example that goes the same way.
+
+Retrieval ranks cards by the words of the sentence and the edit; words shared with the wrong card
+can win ("a party in Friday" has the "in" of "interested in"). A card shown beside an edit must
+teach that edit, or it teaches the opposite: "interested in, nunca on" beside in → on. So a card
+fits an edit when it is of the edit's category and one of its examples' edits goes the same way:
+
+* the same words (``in → on`` and ``in Saturday → on Saturday``'s ``in → on``);
+* function words (prepositions, articles, auxiliaries, pronouns) swapped, added or dropped:
+  the same word put in (``at → on`` fits "on + days", ``on → in`` does not), or for a word
+  dropped, the same word taken out;
+* content words changed in form: the same change at the same place, ignoring the stem
+  (``speak → speaks`` fits ``work → works``; not ``don't → doesn't``, whose words are auxiliaries;
+  ``days → day`` does not fit ``friend → friends``), a doubled letter counting as one kind of
+  change (``realy → really`` fits ``diferent → different``; ``writting → writing`` does not),
+  and a word for one of another stem fitting the same (``runned → ran`` fits ``goed → went``).
+
+Where no card fits, none is shown: no card is better than a wrong one.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+
+from corrige.tutor.knowledge import Card
+
+FUNCTION_WORDS = frozenset(
+    """a an the this that these those some any much many few little every each all no none
+    in on at to for of with about from by into onto during since until up down over under after before
+    between among through without against near than as like
+    do does did don't doesn't didn't done doing have has had haven't hasn't hadn't having
+    be am is are was were been being isn't aren't wasn't weren't
+    will would can could should must may might shall won't wouldn't can't couldn't shouldn't
+    i me my mine you your yours he him his she her hers it its we us our ours they them their theirs
+    there here who whom whose which what when where why how and or but because so if not
+    myself yourself himself herself itself ourselves themselves one""".split()
+)
+_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
+
+Change = tuple[str, str]  # (original, replacement), lower case, as the edit's words
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower().replace("’", "'"))
+
+
+def _is_function(words: list[str]) -> bool:
+    return bool(words) and all(w in FUNCTION_WORDS for w in words)
+
+
+def _shape(original: str, replacement: str) -> tuple[str, str, str] | None:
+    """How one word became another, without its stem: the letters taken out and put in, and where
+    (``speak → speaks``: ("", "s", "end")); a letter doubled or undoubled is ("double", "", where).
+    None when the two share no stem (``goed → went``)."""
+    a, b = original, replacement
+    prefix = 0
+    while prefix < min(len(a), len(b)) and a[prefix] == b[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(a), len(b)) - prefix and a[-1 - suffix] == b[-1 - suffix]:
+        suffix += 1
+    if prefix + suffix < 2:
+        return None
+    out, put = a[prefix : len(a) - suffix], b[prefix : len(b) - suffix]
+    where = "end" if suffix == 0 else "start" if prefix == 0 else "middle"
+    changed, word, at = (put, b, prefix) if not out else (out, a, prefix) if not put else ("", "", -1)
+    if len(changed) == 1 and at >= 0 and ((at > 0 and word[at - 1] == changed) or word[at + 1 : at + 2] == changed):
+        return ("double" if put else "undouble", "", where)
+    return (out, put, where)
+
+
+def same_way(edit: Change, example: Change) -> bool:
+    """`edit` and an example's edit go the same way (module docstring)."""
+    if edit == example:
+        return True
+    (eo, er), (xo, xr) = edit, example
+    e_old, e_new, x_old, x_new = _words(eo), _words(er), _words(xo), _words(xr)
+    if _is_function(e_old + e_new) or _is_function(x_old + x_new):
+        if e_new or x_new:
+            return bool(e_new) and e_new[-len(x_new) :] == x_new if x_new else False
+        return e_old == x_old  # a word dropped: the same word
+    if len(e_old) == len(e_new) == len(x_old) == len(x_new) == 1:  # one word for another
+        return _shape(e_old[0], e_new[0]) == _shape(x_old[0], x_new[0])  # None == None: whole words (goed → went)
+    added, removed = set(e_new) - set(e_old), set(e_old) - set(e_new)  # several words: those put in and out
+    return bool(added | removed) and (added, removed) == (set(x_new) - set(x_old), set(x_old) - set(x_new))
+
+
+@functools.lru_cache(maxsize=512)
+def example_changes(card: Card) -> tuple[Change, ...]:
+    """The word changes of a card's examples (wrong → right)."""
+    from corrige.tutor.edits import diff_edits
+
+    return tuple(
+        (e.original.lower(), e.replacement.lower()) for ex in card.examples for e in diff_edits(ex.wrong, ex.right)
+    )
+
+
+def fits(card: Card, category: str, original: str, replacement: str) -> bool:
+    """The card teaches this edit: its category, and an example that goes the same way."""
+    if card.category != category:
+        return False
+    change = (original.lower(), replacement.lower())
+    return any(same_way(change, example) for example in example_changes(card))
+
+
+def fitting(cards: Iterable[Card], category: str, original: str, replacement: str) -> list[Card]:
+    """The cards, in their order, that teach the edit."""
+    return [c for c in cards if fits(c, category, original, replacement)]
