@@ -25,8 +25,11 @@ $(VENV)/.dev: $(VENV)/.base
 	command -v prometheus >/dev/null || (apt-get update -qq && apt-get install -y -qq prometheus)
 	touch $@
 
+# `make serve PORT=8001` when 8000 is taken (corrige serve says so before loading the model)
+HOST ?= 127.0.0.1
+PORT ?= 8000
 serve: $(VENV)/.base
-	$(VENV)/bin/corrige serve --host 127.0.0.1 --port 8000
+	$(VENV)/bin/corrige serve --host $(HOST) --port $(PORT)
 
 test: lint
 	$(PY) -m pytest -q

@@ -160,11 +160,31 @@ def serve(
     except FileNotFoundError as exc:
         console.print(f"[red]error[/] {exc}")
         raise typer.Exit(2) from exc
+    if (taken := _port_taken(settings.host, settings.port)) is not None:
+        console.print(
+            f"[red]error[/] port {settings.port} on {settings.host} is taken ({taken}): another server listens "
+            "there. Stop it, or choose another port: corrige serve --port 8001 (make serve PORT=8001)"
+        )
+        raise typer.Exit(2)
     if replicas is not None:
         _serve_replicas(settings, overrides, replicas, max_replicas, metrics_port)
         return
     console.print(f"corrige: serving on [bold]http://{settings.host}:{settings.port}[/] (API docs at /docs)")
     run_server(settings)
+
+
+def _port_taken(host: str, port: int) -> str | None:
+    """Why `host:port` cannot be listened on (checked before the model loads), or None."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            return exc.strerror or str(exc)
+    return None
 
 
 def _serve_replicas(settings, overrides: dict, replicas: int, max_replicas: int | None, metrics_port: int) -> None:
