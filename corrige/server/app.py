@@ -4,12 +4,12 @@ exception handlers and the lifespan; nothing is built at import time.
     uvicorn --factory corrige.server.app:app_from_env     # settings from CORRIGE_* variables
     corrige serve                                        # the same, plus options and SIGTERM draining
 
-Middleware, outermost first: security headers → request id (and the last-resort 500) → drain
-admission and in-flight count → the operator token (when set) → rate limits (per client, per
-learner session, tools) → portal form posts as JSON → body guard → FastAPI (validation →
-handler). Refusals of the learner portal's pages and form posts are pages in the learner's
-language (`app.state.error_page`), those of LanguageTool's API (/v2/) its plain text, the rest
-the error model.
+Middleware, outermost first: proxy headers (only when `forwarded_allow_ips` names a proxy) →
+security headers → request id (and the last-resort 500) → drain admission and in-flight count →
+the operator token (when set) → rate limits (probes, per client, per learner session, tools) →
+portal form posts as JSON → body guard → FastAPI (validation → handler). Refusals of the learner
+portal's pages and form posts are pages in the learner's language (`app.state.error_page`), those
+of LanguageTool's API (/v2/) its plain text, the rest the error model.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from corrige import __version__
 from corrige.server import languagetool, openapi
@@ -43,9 +44,8 @@ from corrige.server.routes import languagetool as languagetool_routes
 from corrige.server.settings import Settings
 from corrige.server.shared_limits import LimiterFactory, Limiters, limiter_factory
 
-API_PREFIXES = ("/v1/", "/v2/", "/correct")  # /v2/: LanguageTool's API
 TOOL_PREFIX = "/v1/tools/"
-NOT_RATE_LIMITED = ("/v1/engine/stats", "/v1/models", "/v2/languages")
+PROBES = ("/healthz", "/readyz")  # rate-limited apart, with a generous bucket of their own
 ALWAYS_OPEN = ("/healthz", "/readyz", "/v1/engine/stats", "/metrics")  # answered while draining
 OPERATOR_PATHS = ("/metrics", "/dashboard", "/v1/engine/stats", "/v1/obs/summary")  # behind admin_token when set
 
@@ -97,7 +97,9 @@ def create_app(settings: Settings) -> FastAPI:
         DrainMiddleware, state=app.state.drain, retry_after_s=settings.retry_after_s, always_open=ALWAYS_OPEN
     )
     app.add_middleware(RequestContextMiddleware)
-    app.add_middleware(SecurityHeadersMiddleware)  # outermost: the last-resort 500 gets them too
+    app.add_middleware(SecurityHeadersMiddleware)  # the last-resort 500 gets them too
+    if proxies := settings.trusted_proxies:  # outermost: the client's address for everything inside
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=proxies)
     return app
 
 
@@ -114,14 +116,21 @@ async def serve_lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 
 def rate_limits(settings: Settings, make: LimiterFactory | None = None) -> list[RouteLimit]:
-    """The rate-limited route groups, first match wins: the tools (a process per call), the API,
-    and the learner portal (every route of it reads the database or calls the model). One
-    per-client bucket spans all three; the tools and the portal's sessions have their own too.
-    `rate_limit = 0` turns them all off (load tests). The buckets are this process's, or shared
+    """The rate-limited route groups, first match wins: the health probes (a generous bucket of
+    their own, so that a busy client never fails its load balancer's checks), the tools (a process
+    per call), the learner portal (every route of it reads the database or calls the model), and
+    every other path (the API, the operator endpoints, the docs, static files, unknown paths). One
+    per-client bucket spans all but the probes; the tools and the portal's sessions have their own
+    too. `rate_limit = 0` turns them all off (load tests). The buckets are this process's, or shared
     by every replica through PostgreSQL (`corrige.server.shared_limits`)."""
     if settings.rate_limit <= 0:
         return []
     make = make or limiter_factory(settings)
+    groups = []
+    if settings.probe_rate_limit > 0:
+        burst = max(1, round(2 * settings.probe_rate_limit))
+        probes = (Bucket(make("probes", settings.probe_rate_limit, burst), client_key, "client"),)
+        groups.append(RouteLimit("probes", lambda scope: scope["path"] in PROBES, probes))
     client = (Bucket(make("client", settings.rate_limit, settings.burst), client_key, "client"),)
     tools = sessions = client
     if settings.tool_rate_limit > 0:
@@ -131,9 +140,10 @@ def rate_limits(settings: Settings, make: LimiterFactory | None = None) -> list[
         limiter = make("session", settings.portal_rate_limit, settings.portal_burst)
         sessions = (*client, Bucket(limiter, portal.session_key, "session"))
     return [
+        *groups,
         RouteLimit("tools", prefix_matcher([TOOL_PREFIX]), tools),
-        RouteLimit("api", prefix_matcher(API_PREFIXES, NOT_RATE_LIMITED), client),
         RouteLimit("portal", portal.is_portal_path, sessions),
+        RouteLimit("other", lambda scope: scope["path"] not in PROBES, client),
     ]
 
 

@@ -19,7 +19,7 @@ import uvicorn
 from corrige.model.blas import limit_blas_threads
 from corrige.server.app import create_app
 from corrige.server.lifecycle import drain
-from corrige.server.protocols import with_header_timeout
+from corrige.server.protocols import guarded_protocol
 from corrige.server.settings import Settings
 from corrige.tutor.agent import BUNDLED_MODEL
 
@@ -83,10 +83,12 @@ def serve(settings: Settings) -> None:
         lifespan="on",
         timeout_graceful_shutdown=5,  # after draining: connections still open get this long
         # an idle keep-alive connection is closed after this; uvicorn has no timeout for a body still
-        # arriving, so the body guard bounds that (body_timeout_s: 408), and none for slow headers:
-        # its httptools protocol with a header timeout (header_timeout_s) bounds those
+        # arriving, so the body guard bounds that (body_timeout_s: 408), and none for slow or large
+        # headers: its httptools protocol with a header timeout and a bound (protocols.py) bounds those
         timeout_keep_alive=settings.timeout_keep_alive_s,
-        http=with_header_timeout(settings.header_timeout_s),
+        http=guarded_protocol(settings.header_timeout_s, settings.max_header_bytes),
+        # the app reads X-Forwarded-For from `forwarded_allow_ips` only (uvicorn's default trusts 127.0.0.1)
+        proxy_headers=False,
         log_config=None,  # keep the process's logging set-up
     )
     server = DrainingServer(config, app.state, settings.drain_grace_s)

@@ -6,6 +6,7 @@ directly. Nothing here is instantiated at import time.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from pathlib import Path
 from typing import Literal, cast
@@ -22,6 +23,10 @@ def default_state_dir() -> Path:
     """Where the server keeps its files unless told otherwise: $XDG_STATE_HOME/corrige or ~/.local/state/corrige."""
     base = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
     return Path(base) / "corrige"
+
+
+def trusted_proxies(addresses: str) -> list[str]:
+    return [entry.strip() for entry in addresses.split(",") if entry.strip()]
 
 
 class Settings(BaseSettings):
@@ -88,11 +93,18 @@ class Settings(BaseSettings):
     rate_limit_url: SecretStr | None = None  # postgresql://… for the buckets; None: database_url's
     # /v1/tools/*: each call starts a process, so it has a tighter limit of its own and a bound on processes
     tool_rate_limit: float = Field(1.0, ge=0)  # calls per second per client; 0 disables it
+    # /healthz and /readyz: a bucket of their own per client, generous for probes and load balancers
+    probe_rate_limit: float = Field(50.0, ge=0)  # requests per second per client; 0 disables it
     max_tool_processes: int = Field(2, ge=1)  # tool processes at once; past it 503 tools_busy
     body_timeout_s: float = Field(10.0, gt=0)  # the whole body must arrive within this of the headers (408)
     timeout_keep_alive_s: int = Field(5, ge=1)  # uvicorn closes an idle keep-alive connection after this
     # `corrige serve`: a request's line and headers must all arrive within this (else the connection is closed)
     header_timeout_s: float = Field(10.0, gt=0)
+    # `corrige serve`: a request's line and headers must fit in this many bytes (else 431 headers_too_large)
+    max_header_bytes: int = Field(32 * 1024, ge=1024)
+    # X-Forwarded-For / -Proto are read only from these addresses (comma-separated IPs or networks, "*":
+    # any); "" (the default): from none, so a client cannot pick the address its rate limit counts
+    forwarded_allow_ips: str = ""
 
     # ---- rule cards ----
     rules: Literal["hybrid", "bm25", "off"] = "hybrid"  # how corrections find the cards behind their edits
@@ -143,6 +155,17 @@ class Settings(BaseSettings):
             raise ValueError(f"{info.field_name} must be a postgresql:// URL (SQLite is portal_db)")
         return value
 
+    @field_validator("forwarded_allow_ips")
+    @classmethod
+    def _addresses(cls, value: str) -> str:
+        for entry in trusted_proxies(value):
+            if entry != "*":
+                try:
+                    ipaddress.ip_network(entry, strict=False)
+                except ValueError:
+                    raise ValueError(f"forwarded_allow_ips: {entry!r} is not an IP address or network") from None
+        return value
+
     @model_validator(mode="after")
     def _shared_limits_have_a_database(self) -> Settings:
         if self.rate_limit_store == "postgresql" and self.rate_limit_url is None and self.database_url is None:
@@ -176,6 +199,11 @@ class Settings(BaseSettings):
             speculative_tokens=self.speculative_tokens,
             speculative_token_budget=self.speculative_token_budget,
         )
+
+    @property
+    def trusted_proxies(self) -> list[str]:
+        """`forwarded_allow_ips` as a list; empty: proxy headers are never read."""
+        return trusted_proxies(self.forwarded_allow_ips)
 
     @property
     def burst(self) -> int:

@@ -169,7 +169,8 @@ def test_rate_limits_and_the_operator_token_are_documented_where_they_apply(make
     assert codes(document, "POST", "/v1/grammar/correct", 429) == ["rate_limited"]
     assert codes(document, "POST", "/portal/api/correct", 429) == ["rate_limited"]
     assert codes(document, "POST", "/v1/tools/rules", 429) == ["rate_limited"]
-    assert 429 not in statuses(document, "GET", "/v1/engine/stats")  # not rate-limited
+    assert codes(document, "GET", "/v1/engine/stats", 429) == ["rate_limited"]  # every route is
+    assert codes(document, "GET", "/healthz", 429) == ["rate_limited"]  # the probes by a bucket of their own
     assert codes(document, "GET", "/v1/engine/stats", 401) == ["unauthorized"]
     assert codes(document, "GET", "/v1/obs/summary", 401) == ["unauthorized"]
     assert 401 not in statuses(document, "POST", "/v1/grammar/correct")

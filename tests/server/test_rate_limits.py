@@ -98,13 +98,77 @@ def test_each_route_is_limited_per_client_address(model_dir, tmp_path):
                     first = await call(client, method, path, page)
                     assert first.status_code != 429, (path, first.text)
                     assert_refused(await call(client, method, path, page), page, "client")
-            # probes, stats and the static files are not limited
+            # the health probes have a bucket of their own: a client past its limit still passes its checks
             transport = httpx.ASGITransport(app=app, client=("10.0.0.1", 50000))
             async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
-                for path in ("/healthz", "/readyz", "/v1/engine/stats", "/v1/models", "/static/portal/portal.css"):
+                for path in ("/healthz", "/readyz") * 10:
                     assert (await client.get(path)).status_code == 200, path
 
     run(scenario(), timeout=120)
+
+
+# every GET that is no probe: operator endpoints, listings, docs, static files, unknown paths
+OTHER_GETS = [
+    "/metrics",
+    "/v1/engine/stats",
+    "/v1/models",
+    "/v2/languages",
+    "/dashboard",
+    "/docs",
+    "/openapi.json",
+    "/static/portal/portal.css",
+    "/no/such/path",
+]
+
+
+def test_every_other_get_is_limited_per_client_and_the_probes_by_their_own_bucket(model_dir, tmp_path):
+    limits = {"rate_limit": 0.001, "rate_burst": 1, "probe_rate_limit": 0.001}
+    app = create_app(settings(model_dir, tmp_path, **limits))
+
+    async def scenario():
+        async with served(app):
+            for i, path in enumerate([*OTHER_GETS, "/healthz"]):
+                transport = httpx.ASGITransport(app=app, client=(f"10.0.1.{i + 1}", 50000))
+                async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+                    assert (await client.get(path)).status_code != 429, path
+                    refused = await client.get(path)
+                    if path.startswith("/v2/"):  # LanguageTool's API: its plain text, the code in a header
+                        assert refused.status_code == 429 and refused.headers["x-corrige-error-code"] == "rate_limited"
+                    else:
+                        assert_refused(refused, False, "client")
+                    if path != "/healthz":  # the probes' bucket is apart: this client has its token
+                        assert (await client.get("/readyz")).status_code == 200, path
+
+    run(scenario(), timeout=120)
+
+
+@pytest.mark.parametrize(("trusted", "limited"), [("", True), ("10.9.0.0/16", True), ("127.0.0.1", False)])
+def test_x_forwarded_for_is_read_only_from_the_proxies_named(model_dir, tmp_path, trusted, limited):
+    """A client cannot name the address its limit counts unless it is a proxy `forwarded_allow_ips`
+    names: then each forwarded address has its own bucket."""
+    app = create_app(settings(model_dir, tmp_path, rate_limit=0.001, rate_burst=1, forwarded_allow_ips=trusted))
+
+    async def scenario():
+        async with served(app) as client:
+            statuses = []
+            for i in range(5):
+                response = await client.get("/v1/models", headers={"X-Forwarded-For": f"203.0.113.{i + 1}"})
+                statuses.append(response.status_code)
+            assert statuses == ([200, 429, 429, 429, 429] if limited else [200] * 5)
+
+    run(scenario(), timeout=60)
+
+
+def test_forwarded_allow_ips_takes_addresses_and_networks_only():
+    assert Settings(forwarded_allow_ips=" 10.0.0.1, 10.1.0.0/16 ,::1").trusted_proxies == [
+        "10.0.0.1",
+        "10.1.0.0/16",
+        "::1",
+    ]
+    assert Settings(forwarded_allow_ips="*").trusted_proxies == ["*"]
+    assert Settings().trusted_proxies == []
+    with pytest.raises(ValueError, match="not an IP address"):
+        Settings(forwarded_allow_ips="10.0.0.1,proxy.example")
 
 
 def test_the_per_client_budget_is_shared_by_the_api_and_the_portal(model_dir, tmp_path):
@@ -148,4 +212,9 @@ def test_each_portal_route_is_limited_per_session(model_dir, tmp_path, lang):
 def test_rate_limit_zero_turns_every_limit_off_and_the_defaults_cover_clients_and_sessions():
     assert rate_limits(Settings(rate_limit=0)) == []
     groups = {group.name: [bucket.per for bucket in group.buckets] for group in rate_limits(Settings())}
-    assert groups == {"tools": ["client", "client"], "api": ["client"], "portal": ["client", "session"]}
+    assert groups == {
+        "probes": ["client"],
+        "tools": ["client", "client"],
+        "portal": ["client", "session"],
+        "other": ["client"],
+    }
