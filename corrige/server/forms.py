@@ -5,7 +5,8 @@ without JavaScript posts `application/x-www-form-urlencoded`. This pure ASGI mid
 just outside the body guard: for a form post to one of the portal's form paths it reads the
 body (no more than the guard would), turns the fields into a JSON object, and marks the
 request (`scope["state"]["portal_form"] = True`) so the route answers with HTML pages and
-redirects instead of JSON. Everything else passes through untouched, so the guard still
+redirects instead of JSON; so does a post with no body at all (no fields, no Content-Type), as a
+browser's form with no fields would. Everything else passes through untouched, so the guard still
 judges every other body, and a form body it cannot decode, or one still arriving after the
 guard's time limit, is left for the guard to refuse.
 """
@@ -43,8 +44,9 @@ class FormPostMiddleware:
         if scope["type"] != "http" or scope["method"] != "POST" or not is_form_path(scope["path"], self.paths):
             await self.app(scope, receive, send)
             return
-        content_type = dict(scope["headers"]).get(b"content-type", b"")
-        if content_type.split(b";", 1)[0].strip().lower() != FORM_TYPE:
+        given = dict(scope["headers"])
+        content_type = given.get(b"content-type", b"")
+        if content_type.split(b";", 1)[0].strip().lower() != FORM_TYPE and not _no_body(given):
             await self.app(scope, receive, send)
             return
         chunks, size, more = [], 0, True
@@ -72,6 +74,13 @@ class FormPostMiddleware:
         scope = {**scope, "headers": headers}
         scope.setdefault("state", {})["portal_form"] = True
         await self.app(scope, replay_body(body, False, receive), send)
+
+
+def _no_body(headers: dict[bytes, bytes]) -> bool:
+    """A post with no body and no Content-Type: a form with no fields (a form post to a page path
+    without its CSRF token gets the learner's 403 page, not the API's 422 for a missing body)."""
+    no_length = headers.get(b"content-length", b"0").strip() == b"0"
+    return b"content-type" not in headers and no_length and b"transfer-encoding" not in headers
 
 
 def _decode(raw: bytes) -> dict[str, str] | None:

@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
+from urllib.parse import unquote_plus
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -275,13 +276,25 @@ def json_problem(body: bytes) -> str | None:
     return None
 
 
+def form_problem(body: str) -> str | None:
+    """Why a form body's fields are not UTF-8 once percent-decoded (`%FF%FE`), or None: the form
+    parser would read such bytes as U+FFFD, so a field the client sent is not the one checked."""
+    for field in body.split("&"):
+        try:
+            unquote_plus(field, errors="strict")
+        except UnicodeDecodeError as exc:
+            name = unquote_plus(field.split("=", 1)[0], errors="replace")
+            return f"the form field {name!r} is not valid UTF-8 once percent-decoded ({exc.reason})"
+    return None
+
+
 class BodyGuardMiddleware:
     """For requests with a body: 413 past `max_bytes` (by Content-Length at once, else counted
     chunk by chunk, reading no further), 408 when the whole body has not arrived within
     `timeout_s` of the request (uvicorn has no body-read timeout: a client sending half a body
     would hold the connection and this coroutine), 415 unless JSON (form-encoded on `form_paths`),
-    400 `invalid_encoding` unless UTF-8, 400 `invalid_json` unless JSON that parses within
-    `MAX_JSON_DEPTH` levels.
+    400 `invalid_encoding` unless UTF-8 (a form's fields too, once percent-decoded), 400
+    `invalid_json` unless JSON that parses within `MAX_JSON_DEPTH` levels.
     The app then reads the buffered body; later `receive` calls (disconnect) pass through."""
 
     def __init__(self, app: ASGIApp, max_bytes: int, timeout_s: float = 10.0, form_paths: Iterable[str] = ()) -> None:
@@ -319,10 +332,13 @@ class BodyGuardMiddleware:
                 await refuse(scope, receive, send, ApiError(415, "unsupported_media_type", message))
                 return
             try:
-                body.decode("utf-8")
+                text = body.decode("utf-8")
             except UnicodeDecodeError as exc:
                 message = f"the body is not valid UTF-8 (byte {exc.start}); send text encoded as UTF-8"
                 await refuse(scope, receive, send, ApiError(400, "invalid_encoding", message))
+                return
+            if form and (problem := form_problem(text)) is not None:
+                await refuse(scope, receive, send, ApiError(400, "invalid_encoding", problem))
                 return
             if not form and (problem := json_problem(body)) is not None:
                 await refuse(scope, receive, send, ApiError(400, "invalid_json", problem))

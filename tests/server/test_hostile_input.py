@@ -103,6 +103,20 @@ def test_a_deep_form_field_is_just_text(portal_client):
     assert 'data-code="csrf_failed"' in response.text
 
 
+@pytest.mark.parametrize("path", ["/exam", "/quiz", "/", "/exam/1/answer"])
+def test_a_form_post_with_no_body_is_the_403_page_not_the_apis_422(portal_client, path):
+    """A post with no body and no Content-Type is a form with no fields: without its CSRF token it
+    gets the learner's 403 page, as any form post without one does."""
+    for headers in ({"X-CSRF-Token": ""}, {"X-CSRF-Token": "", "content-type": "application/x-www-form-urlencoded"}):
+        response = portal_client.post(path, headers=headers)
+        assert response.status_code == 403, (path, headers, response.text[:200])
+        assert "text/html" in response.headers["content-type"]
+        assert 'data-code="csrf_failed"' in response.text
+    # an empty JSON body is an API-style request to the form path: the error model
+    response = portal_client.post(path, content=b"", headers={"X-CSRF-Token": "", "content-type": "application/json"})
+    assert response.status_code == 422 and error_of(response)["code"] == "validation_error"
+
+
 # ---------------------------------------------------------------- ids
 
 

@@ -198,6 +198,21 @@ def test_missing_parameters_and_bad_bodies_are_languagetools_errors(client):
     )
 
 
+def test_percent_encoded_bytes_that_are_not_utf8_are_refused_as_raw_ones_are(client):
+    """`%FF%FE` decodes to bytes that are not UTF-8: the form parser would read them as U+FFFD and
+    check a text the client never sent; they get the raw bytes' 400 `invalid_encoding`."""
+    form = {"content-type": "application/x-www-form-urlencoded"}
+    raw = client.post("/v2/check", content=b"language=en-US&text=\xff\xfe", headers=form)
+    assert "not valid UTF-8" in lt_error(raw, 400, "invalid_encoding")
+    for body in (b"language=en-US&text=%FF%FE", b"language=en-US&text=I+go%C3", b"language=en%FF&text=I+go"):
+        encoded = client.post("/v2/check", content=body, headers=form)
+        assert "not valid UTF-8 once percent-decoded" in lt_error(encoded, 400, "invalid_encoding"), body
+    # percent-encoded UTF-8 is fine: "é" is %C3%A9, "+" a space
+    assert check(client, text="Caf\u00e9 is good. I goed home.")["language"]["code"] == "en-US"
+    answer = client.post("/v2/check", content=b"language=en-US&text=I+goed+home+%C3%A9.", headers=form)
+    assert answer.status_code == 200, answer.text
+
+
 def test_languages_lists_the_variants_of_english(client):
     languages = client.get("/v2/languages").json()
     assert {"name": "English (US)", "code": "en", "longCode": "en-US"} in languages
@@ -205,9 +220,9 @@ def test_languages_lists_the_variants_of_english(client):
 
 
 def test_rate_and_body_limits_answer_as_languagetool(make_settings):
-    settings = make_settings(rate_limit=1, rate_burst=1, max_body_bytes=2048)
+    settings = make_settings(rate_limit=0.001, rate_burst=2, max_body_bytes=2048)
     with TestClient(create_app(settings)) as limited:
-        assert limited.get("/v2/languages").status_code == 200  # a listing: not rate-limited
+        assert limited.get("/v2/languages").status_code == 200  # a listing: it takes a token like the rest
         big = limited.post("/v2/check", data={"text": "I goed home. " * 200, "language": "en"})
         lt_error(big, 413, "body_too_large")
         second = limited.post("/v2/check", data={"text": TEXT, "language": "en"})
