@@ -171,6 +171,8 @@ def _print_text(result: TextCorrection) -> int:
             console.print(f"  [italic]{escape(s.gloss)}[/]")
         elif s.edits:
             console.print(f"  [italic]{escape(s.gloss)}[/]", highlight=False, soft_wrap=True)
+        if s.more_errors:
+            console.print(f"  [yellow]puede haber más errores en esta frase[/]: {escape(s.corrected)}", soft_wrap=True)
         elif s.status in ("abstained", "skipped") and s.reason not in NOTHING_TO_CHECK:
             console.print(f"  [yellow]sin revisar[/] ({s.reason}): {escape(s.text)}", highlight=False, soft_wrap=True)
     if result.edits:

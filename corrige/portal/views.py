@@ -102,6 +102,7 @@ def text_view(
         "text": text,
         "corrected": result.corrected,
         "changed": bool(edits),
+        "more_errors": [s.corrected for s in result.sentences if s.more_errors],
         "runs": runs,
         "edits": [
             {

@@ -150,6 +150,11 @@ class CorrectionOut(BaseModel):
     changed: bool
     explanation: str = Field(description="Spanish gloss of the corrections (or why the tutor left the sentence as is).")
     abstained: bool = Field(description="The tutor was unsure and returned the sentence unchanged.")
+    more_errors: bool = Field(
+        False,
+        description="The tutor made corrections but more errors may remain (it was unsure of another change, or "
+        "a fix needs one it did not make): show «puede haber más errores en esta frase».",
+    )
     edits: list[EditOut]
     rules: list[RuleOut] = Field(
         default_factory=list, description="Rule cards behind the edits, best first (none for an unchanged sentence)."
@@ -187,6 +192,7 @@ class SentenceOut(BaseModel):
     reason: str | None = Field(None, description="Why skipped, abstained or too long.")
     language: str | None = Field(None, description="Skipped as not English: the language (`es`) or script, if told.")
     explanation: str = Field(description="Spanish gloss of the sentence's corrections.")
+    more_errors: bool = Field(False, description="As a sentence's `more_errors`: more errors may remain in it.")
     parts: int = Field(description="Pieces the model read (more than 1: cut at clause boundaries).")
     edits: list[TextEditOut]
     rules: list[RuleOut] = Field(default_factory=list)

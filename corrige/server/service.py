@@ -60,6 +60,7 @@ def result(
         "changed": c.changed,
         "explanation": c.gloss,
         "abstained": c.abstained,
+        "more_errors": c.more_errors,
         "edits": [
             EditOut(start=e.start, end=e.end, original=e.original, replacement=e.replacement, category=e.category)
             for e in c.edits

@@ -127,6 +127,7 @@ def sentence_out(result: SentenceResult, rules: list[RuleOut]) -> SentenceOut:
         reason=result.reason,
         language=result.language,
         explanation=result.gloss,
+        more_errors=result.more_errors,
         parts=result.parts,
         edits=[
             TextEditOut(

@@ -82,6 +82,9 @@ class Correction:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     min_token_prob: float = 1.0
+    # the tutor fixed something but left something it was unsure of, or a fix that needs another
+    # (a tense's time word without its verb): "puede haber más errores en esta frase"
+    more_errors: bool = False
 
     @property
     def changed(self) -> bool:
@@ -192,9 +195,13 @@ class TutorFront:
         then add the fixes the model's answer left to make, where the config asks for them: non-words
         (`spelling.py`) and fixed learner patterns (`patterns.py`)."""
         correction = self._read_answer(sentence, token_ids, logprobs, prompt_tokens)
-        if self.speller is None and not self.config.patterns and self.rescorer is None:
-            return correction
-        return self._add_fixes(correction)
+        unsure = correction.abstained  # the model wanted a change it was not sure of
+        if self.speller is not None or self.config.patterns or self.rescorer is not None:
+            correction = self._add_fixes(correction)
+        correction = name_what_changed(correction)
+        if unsure and correction.edits and not correction.more_errors:
+            correction = replace(correction, more_errors=True)
+        return correction
 
     def _fixes(self, text: str) -> list[Edit]:
         """The speller's and the patterns' edits of `text`, in order, none overlapping another."""
@@ -293,6 +300,28 @@ class TutorFront:
     def _abstain(self, source: str, added_stop: bool, reason: str, n_in: int, n_out: int, p: float) -> Correction:
         original = _drop_added_stop(source, added_stop)
         return Correction(original, original, ABSTAIN_GLOSS, [], True, reason, n_in, n_out, p)
+
+
+# tenses, and the time words a tense's fix may change without changing the verb
+TENSE_CATEGORIES = frozenset({"present_perfect", "verb_tense", "past_marker"})
+_TIME_WORDS = frozenset("since for ago during from in at on already yet ever never just".split())
+
+
+def name_what_changed(c: Correction) -> Correction:
+    """An edit filed under a tense that changes no verb ("since → for" under "presente perfecto",
+    the verb still "live") is named for what it changes, a preposition; the tense is still to fix,
+    so the correction says that more errors may remain."""
+    renamed = False
+    edits = []
+    for e in c.edits:
+        words = f"{e.original} {e.replacement}".lower().split()
+        if e.category in TENSE_CATEGORIES and words and all(w in _TIME_WORDS for w in words):
+            e = replace(e, category="preposition")
+            renamed = True
+        edits.append(e)
+    if not renamed:
+        return c
+    return replace(c, edits=edits, gloss=explain(edits), more_errors=True)
 
 
 class Tutor(TutorFront):

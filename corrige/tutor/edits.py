@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 
 from corrige.tutor.answer_text import GlossItem, split_gloss
 from corrige.tutor.categories import OTHER
+from corrige.tutor.function_words import FUNCTION_WORDS
 
 _TOKEN = re.compile(r"\w+(?:['’]\w+)*|[^\w\s]")
 
@@ -78,15 +79,26 @@ def non_overlapping(edits: Iterable[Edit]) -> list[Edit]:
     return kept
 
 
-def _widen(span: list[int], a: Sequence[Token]) -> list[int]:
+def _widen(span: list[int], a: Sequence[Token], b: Sequence[Token] = ()) -> list[int]:
     """Give an empty side of a change a neighbouring unchanged token (see module docstring).
 
     The next word is preferred; before punctuation (or at the end) the previous token is
-    used instead, so that no space is left dangling before the punctuation mark.
+    used instead, so that no space is left dangling before the punctuation mark. Content words
+    put in after a content word belong with it ("years → years old", not "and → old and"); a
+    function word put in goes with the next ("nurse → a nurse").
     """
     i1, i2, j1, j2 = span[:4]
     if i1 < i2 and j1 < j2:
         return span
+    inserted = b[j1:j2] if i1 == i2 else ()
+    if (
+        inserted
+        and i1 > 0
+        and a[i1 - 1].is_word
+        and a[i1 - 1].text.lower() not in FUNCTION_WORDS
+        and all(t.is_word and t.text.lower() not in FUNCTION_WORDS for t in inserted)
+    ):
+        return [i1 - 1, i2, j1 - 1, j2, *span[4:]]
     if i2 < len(a) and (a[i2].is_word or i1 == 0):
         return [i1, i2 + 1, j1, j2 + 1, *span[4:]]
     if i1 > 0:
@@ -100,7 +112,9 @@ def _align(a: Sequence[Token], b: Sequence[Token], source: str, corrected: str) 
     words_a = [t.text for t in a]
     words_b = [t.text for t in b]
     matcher = difflib.SequenceMatcher(None, words_a, words_b, autojunk=False)
-    spans = [_widen([i1, i2, j1, j2, i1, i2], a) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+    spans = [
+        _widen([i1, i2, j1, j2, i1, i2], a, b) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"
+    ]
     spans = [_fit_spacing(span, a, b, source, corrected) for span in _merge(spans)]
     return _merge(spans)
 

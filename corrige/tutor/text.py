@@ -89,6 +89,11 @@ class SentenceResult:
     def changed(self) -> bool:
         return bool(self.edits)
 
+    @property
+    def more_errors(self) -> bool:
+        """Corrected, and the tutor says more errors may remain (`Correction.more_errors`)."""
+        return bool(self.edits) and any(c.more_errors for c in self.corrections)
+
 
 @dataclass(frozen=True)
 class TextCorrection:
