@@ -144,6 +144,10 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
     ),
     ("retrieval.md", "retriever = Retriever.load()"): (RUN, "test_retrieval_snippet_returns_what_it_says"),
     ("retrieval.md", 'corrige rules search "casado con"'): (NO_OUTPUT, "commands"),
+    ("retrieval.md", "corrige eval-retrieval --n-test 50 --edits"): (
+        NOT_RUN,
+        "an evaluation: corrects three sets (JFLEG dev is fetched, never committed); figures in the table after it",
+    ),
     ("scaling.md", "corrige serve --replicas 2                     # 2 replicas"): (
         NOT_RUN,
         "servers that run until stopped; tests/cluster/test_ray_serve_e2e.py runs `--replicas 2`",
