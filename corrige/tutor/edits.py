@@ -112,9 +112,7 @@ def _align(a: Sequence[Token], b: Sequence[Token], source: str, corrected: str) 
     words_a = [t.text for t in a]
     words_b = [t.text for t in b]
     matcher = difflib.SequenceMatcher(None, words_a, words_b, autojunk=False)
-    spans = [
-        _widen([i1, i2, j1, j2, i1, i2], a, b) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"
-    ]
+    spans = [_widen([i1, i2, j1, j2, i1, i2], a, b) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
     spans = [_fit_spacing(span, a, b, source, corrected) for span in _merge(spans)]
     return _merge(spans)
 
