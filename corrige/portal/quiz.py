@@ -51,12 +51,15 @@ import os
 import random
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Protocol
+
+from corrige.portal import bank_check
+from corrige.portal.bank_check import BankCheck, Verdict
 
 logger = logging.getLogger(__name__)
 
@@ -64,10 +67,18 @@ EXAM_LENGTH = 10
 BANK_DATA_SEED = 0  # the seed model's data seed (its synthetic splits)
 BANK_SPLIT_SIZE = 2000  # the model card's synthetic test split
 
-BANK_FORMAT = 2  # bump when Question's fields or the check change
+BANK_FORMAT = 3  # bump when Question's fields, the check or the cache file's layout change
 _PACKAGE = Path(__file__).resolve().parent.parent
 # what the cached bank depends on: the generator (synth), the tutor, its runtime and the grader
-_SOURCES = (("synth", "*.py"), ("tutor", "*.py"), ("tutor", "*.tsv"), ("model", "*.py"), ("portal", "quiz.py"))
+_SOURCES = (
+    ("synth", "*.py"),
+    ("tutor", "*.py"),
+    ("tutor", "*.tsv"),
+    ("tutor", "*.txt"),
+    ("model", "*.py"),
+    ("portal", "quiz.py"),
+    ("portal", "bank_check.py"),
+)
 _WORD = re.compile(r"[\w']+")
 _TOKEN = re.compile(r"[\w']+|[^\w\s]")  # words and single punctuation marks
 # contractions whose stem is not the word before n't
@@ -144,12 +155,21 @@ def check_answers(questions: Sequence[Question], tutor: Corrector) -> tuple[list
 
 
 class QuestionBank:
-    """The questions, by id; drawing is random (the caller's `random.Random`)."""
+    """The questions, by id; drawing is random (the caller's `random.Random`). A checked bank also
+    keeps the verdict (`bank_check.Verdict`) of every question the check ran over, kept or not, and
+    why each left-out question was left out."""
 
-    def __init__(self, questions: Sequence[Question]) -> None:
+    def __init__(
+        self,
+        questions: Sequence[Question],
+        verdicts: Mapping[str, Verdict] | None = None,
+        left_out: Mapping[str, str] | None = None,
+    ) -> None:
         if not questions:
             raise ValueError("a question bank needs questions")
         self.questions = tuple(questions)
+        self.verdicts = dict(verdicts or {})
+        self.left_out = dict(left_out or {})
         self.by_id = {q.id: q for q in self.questions}
         self.by_category: dict[str, list[Question]] = {}
         for q in self.questions:
@@ -157,10 +177,16 @@ class QuestionBank:
 
     @classmethod
     def build(
-        cls, data_seed: int = BANK_DATA_SEED, n: int = BANK_SPLIT_SIZE, tutor: Corrector | None = None
+        cls,
+        data_seed: int = BANK_DATA_SEED,
+        n: int = BANK_SPLIT_SIZE,
+        tutor: Corrector | None = None,
+        check: BankCheck | None = None,
     ) -> QuestionBank:
         """Single-error examples of the synthetic test split (about 0.8 s for the default size);
-        with a tutor, only those that pass `check_answers` (a few seconds more)."""
+        with a tutor, only those that pass `check_answers` (a few seconds more); with a check, only
+        those it and its review keep (`bank_check`: the bundled tutor over every sentence and answer,
+        some 15 s of one core)."""
         from corrige.synth.data import make_splits
 
         questions = []
@@ -178,38 +204,62 @@ class QuestionBank:
                         edit.replacement,
                     )
                 )
+        dropped: dict[str, str] = {}
+        verdicts: dict[str, Verdict] = {}
         if tutor is not None:
             questions, dropped = check_answers(questions, tutor)
+        if check is not None:
+            questions, screened, verdicts = check.run(questions)
+            dropped |= screened
+        if dropped:
             reasons = dict(sorted(Counter(dropped.values()).items()))
             logger.info("quiz bank: %d questions kept, %d left out %s", len(questions), len(dropped), reasons)
-        return cls(questions)
+        return cls(questions, verdicts, dropped)
 
     @classmethod
     def cached(cls, directory: Path, data_seed: int = BANK_DATA_SEED, n: int = BANK_SPLIT_SIZE) -> QuestionBank:
-        """`build`, checked with the seed model, kept as JSON in `directory` so a restart reads it
-        in milliseconds. The file's name carries a digest of what the bank depends on (the generator,
-        the tutor and its runtime, the grader, the seed model's files), so a change builds anew."""
+        """`build`, checked with the seed model and `bank_check` (the bundled tutor, the language
+        model, the review), kept as JSON in `directory` so a restart reads it in milliseconds. The
+        file's name carries a digest of what the bank depends on (the generator, the tutor and its
+        runtime, the grader, the check and its review, the seed model's, the bundled tutor's and the
+        language model's files), so a change builds anew."""
         from corrige.tutor.agent import SEED_MODEL, Tutor
 
         digest = hashlib.sha256(f"{BANK_FORMAT}:{data_seed}:{n}".encode())
         sources = [path for folder, pattern in _SOURCES for path in sorted((_PACKAGE / folder).glob(pattern))]
-        for source in sources + sorted(path for path in SEED_MODEL.iterdir() if path.is_file()):
+        seed = sorted(path for path in SEED_MODEL.iterdir() if path.is_file())
+        for source in sources + seed + bank_check.depends_on():
             digest.update(source.name.encode() + source.read_bytes())
         path = directory / f"questions-{digest.hexdigest()[:16]}.json"
         with _one_builder(path):  # several apps starting at once (tests, workers) build it once, not each
             try:
-                return cls([Question(**q) for q in json.loads(path.read_text(encoding="utf-8"))])
-            except (OSError, ValueError, TypeError):
+                return cls.from_json(json.loads(path.read_text(encoding="utf-8")))
+            except (OSError, ValueError, TypeError, KeyError):
                 pass  # missing or unreadable: build it
-            return cls._build_and_keep(path, data_seed, n, Tutor.load(SEED_MODEL))
+            return cls._build_and_keep(path, data_seed, n, Tutor.load(SEED_MODEL), BankCheck.load())
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "format": BANK_FORMAT,
+            "questions": [asdict(q) for q in self.questions],
+            "verdicts": {k: v.to_json() for k, v in self.verdicts.items()},
+            "left_out": self.left_out,
+        }
 
     @classmethod
-    def _build_and_keep(cls, path: Path, data_seed: int, n: int, tutor: Corrector) -> QuestionBank:
-        bank = cls.build(data_seed, n, tutor=tutor)
+    def from_json(cls, data: dict) -> QuestionBank:
+        if data["format"] != BANK_FORMAT:
+            raise ValueError(f"a question bank of format {data['format']}, not {BANK_FORMAT}")
+        verdicts = {k: Verdict(**v) for k, v in data["verdicts"].items()}
+        return cls([Question(**q) for q in data["questions"]], verdicts, data["left_out"])
+
+    @classmethod
+    def _build_and_keep(cls, path: Path, data_seed: int, n: int, tutor: Corrector, check: BankCheck) -> QuestionBank:
+        bank = cls.build(data_seed, n, tutor=tutor, check=check)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps([asdict(q) for q in bank.questions], ensure_ascii=False), encoding="utf-8")
+            tmp.write_text(json.dumps(bank.to_json(), ensure_ascii=False), encoding="utf-8")
             os.replace(tmp, path)
         except OSError as exc:
             logger.info("quiz bank not cached in %s (%s)", path.parent, exc)

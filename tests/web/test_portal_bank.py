@@ -1,5 +1,6 @@
 """The question bank the server serves, over all of it: every reference answer holds up under the
-bundled tutor and the grader, and docs/portal.md's figures are the bank's own."""
+seed tutor and the grader, every item passes the check (the bundled tutor and the language model)
+or the review keeps it, and docs/portal.md's figures are the bank's own."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from corrige.portal.bank_check import BankCheck, load_review, verify
 from corrige.portal.quiz import Grade, QuestionBank, check_answers, collapse, grade
 from corrige.tutor.agent import SEED_MODEL, Tutor
 from corrige.tutor.retrieval import default_cache_dir
@@ -59,9 +61,10 @@ def test_the_check_leaves_out_the_questions_whose_feedback_contradicted_itself(s
     # the exam's "want that Lucia dreams": the tutor's correction kept the error being tested
     assert generated.get("q169").sentence == "My friends want that Lucia dreams about her family."
     assert "q169" in left_out
-    # a check that kept almost nothing would be no bank: most questions stay, in every category
-    assert len(served.questions) >= 0.8 * len(generated.questions)
-    assert set(served.by_category) == set(generated.by_category)
+    # a check that kept almost nothing would be no bank: most questions stay, in every category but
+    # his/her, whose every item is correct as written ("He helped her sister": another woman's?)
+    assert len(served.questions) >= 0.75 * len(generated.questions)
+    assert set(served.by_category) == set(generated.by_category) - {"possessive_his_her"}
     assert min(len(qs) for qs in served.by_category.values()) >= 20
 
 
@@ -79,17 +82,78 @@ def test_a_wrong_reference_or_a_tutor_that_keeps_the_error_is_left_out(tutor, ge
     assert kept == [fine]
 
 
+# the three items issue 30 found correct as written, unnatural or ambiguous
+NAMED = {
+    "He will go to France for work.": "for + the noun work, not a purpose",
+    "My parents don't visit a museum small twice a week.": "unnatural",
+    "Our uncle met her sister yesterday.": "ambiguous: whose sister?",
+}
+
+
+def test_the_bank_has_none_of_the_items_found_correct_as_written(served, generated):
+    sentences = {q.sentence for q in served.questions}
+    for sentence in NAMED:
+        assert any(q.sentence == sentence for q in generated.questions), sentence  # the generator makes it
+        assert sentence not in sentences, (sentence, NAMED[sentence])
+    assert "possessive_his_her" not in served.by_category
+
+
+def test_every_item_passes_the_check_or_the_review_keeps_it(served, generated):
+    """The bank's verdicts are kept with it (the check runs the bundled tutor over every sentence and
+    answer when the bank is built); the review is the committed list."""
+    review = load_review()
+    for q in served.questions:
+        reviewed = review.get((q.sentence, q.expected))
+        assert reviewed is None or reviewed.verdict == "keep", (q.id, reviewed)
+        assert served.verdicts[q.id].passes or reviewed is not None, (q.id, q.sentence, served.verdicts[q.id])
+    assert "check_failed" not in served.left_out.values()  # every item the check fails has been reviewed
+    # the review names real items of the generator, each as it is (a stale row would review nothing)
+    by_words = {(q.sentence, q.expected): q for q in generated.questions}
+    for words, row in review.items():
+        question = by_words.get(words)
+        assert question is not None and (question.id, question.category) == (row.id, row.category), row
+        # a kept row is there because the check fails it; a passing item needs no row to stay
+        assert row.verdict == "drop" or not served.verdicts[row.id].passes, row
+
+
+@pytest.fixture(scope="module")
+def check() -> BankCheck:
+    return BankCheck.load()  # the judges that built the bank's verdicts
+
+
+def test_the_banks_verdicts_are_the_judges_own(served, check):
+    """The kept verdicts, rerun on a sample (every 20th item the check ran over, and every 20th the
+    review keeps): the bundled tutor and the language model still say what the bank says."""
+    review = load_review()
+    checked = sorted(served.verdicts, key=lambda i: int(i[1:]))
+    kept = [row.id for row in review.values() if row.verdict == "keep"]
+    sample_ids = sorted(set(checked[::20]) | set(kept[::20]), key=lambda i: int(i[1:]))
+    questions = QuestionBank.build().by_id
+    sample = [questions[i] for i in sample_ids]
+    assert len(sample) >= 45
+    again = verify(sample, check.tutor, check.lm)
+    for q in sample:
+        stored, now = served.verdicts[q.id], again[q.id]
+        assert now.lm_gain == pytest.approx(stored.lm_gain, abs=1e-3), q.id
+        assert replace(now, lm_gain=stored.lm_gain) == stored, (q.id, stored, now)
+
+
 def test_the_portal_doc_states_the_banks_real_figures(served, generated, tutor):
     text = " ".join(PORTAL_DOC.read_text(encoding="utf-8").split())
     number = r"(\d[\d,]*)"
     single = re.search(rf"keeping the {number} examples with exactly one error", text)
     remain = re.search(
         rf"{number} questions remain \({number} too long for the window, {number} reference the tutor would "
-        rf"change, {number} the tutor gets wrong\)",
+        rf"change, {number} the tutor gets wrong, {number} the review drops\)",
+        text,
+    )
+    checked = re.search(
+        rf"Of the {number} questions the seed model keeps, {number} fail the check; the review keeps "
+        rf"{number} of them and drops {number}, and drops {number} that pass it",
         text,
     )
     spread = re.search(rf"every one of the {number} categories has {number} to {number}\.", text)
-    assert single and remain and spread, "docs/portal.md no longer states the bank's figures in these words"
+    assert single and remain and spread and checked, "docs/portal.md no longer states the bank's figures in these words"
 
     def figure(match, group=1) -> int:
         return int(match.group(group).replace(",", ""))
@@ -99,7 +163,24 @@ def test_the_portal_doc_states_the_banks_real_figures(served, generated, tutor):
     assert figure(remain) == len(served.questions) == len(served_by_server)
     too_long = sum(1 for q in generated.questions if not (tutor.fits(q.sentence) and tutor.fits(q.expected)))
     assert figure(remain, 2) == too_long
-    assert figure(remain, 3) + figure(remain, 4) == len(generated.questions) - len(served.questions) - too_long
+    left_out = Counter(served.left_out.values())
+    assert (figure(remain, 3), figure(remain, 4), figure(remain, 5)) == (
+        left_out["reference_changed"],
+        left_out["tutor_wrong"],
+        left_out["reviewed_drop"],
+    )
+    assert left_out["too_long"] == too_long and sum(left_out.values()) == len(generated.questions) - len(
+        served.questions
+    )
+    failed = {i for i, v in served.verdicts.items() if not v.passes}
+    dropped = {i for i, why in served.left_out.items() if why == "reviewed_drop"}
+    assert (figure(checked), figure(checked, 2), figure(checked, 3), figure(checked, 4), figure(checked, 5)) == (
+        len(served.verdicts),
+        len(failed),
+        len(failed - dropped),
+        len(failed & dropped),
+        len(dropped - failed),
+    )
     sizes = Counter(q.category for q in served.questions)
     assert (figure(spread), figure(spread, 2), figure(spread, 3)) == (
         len(sizes),

@@ -141,13 +141,16 @@ def test_both_languages_have_the_same_strings_and_every_category_a_name():
 
 
 def test_the_bank_is_cached_as_json_and_rebuilt_when_the_file_is_bad(tmp_path):
-    built = QuestionBank.cached(tmp_path, n=80)  # a small split: each build runs the tutor over it
+    built = QuestionBank.cached(tmp_path, n=80)  # a small split: each build runs the tutors over it
     (cache,) = tmp_path.glob("questions-*.json")
-    assert QuestionBank.cached(tmp_path, n=80).questions == built.questions
+    read = QuestionBank.cached(tmp_path, n=80)
+    assert read.questions == built.questions
+    assert read.verdicts == built.verdicts and read.left_out == built.left_out  # the check's verdicts too
+    assert set(built.verdicts) >= set(built.by_id) and built.verdicts
     cache.write_text("{not json", encoding="utf-8")
     assert QuestionBank.cached(tmp_path, n=80).questions == built.questions
     kept = [p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")]  # the builders' lock file stays
-    assert kept == [cache.name] and cache.read_text().startswith("[")
+    assert kept == [cache.name] and cache.read_text().startswith('{"format": 3,')
 
 
 def test_apps_starting_at_once_build_the_bank_once(tmp_path, monkeypatch):
