@@ -167,6 +167,31 @@ def test_progress_by_category(learner):
     assert f'data-category="{q.category}"' in page and "50 %" in page
 
 
+def test_a_contraction_or_a_missing_final_full_stop_is_an_exact_answer(learner):
+    """Issue 30's exam question: 'It's snowing in Ireland.' is as right as 'It is snowing in Ireland.',
+    and a sentence without its full stop costs nothing."""
+    q = bank().get("q1215")
+    assert q is not None and (q.sentence, q.expected) == ("Is snowing in Ireland.", "It is snowing in Ireland.")
+    for answer in ("It's snowing in Ireland.", "It’s snowing in Ireland", "It is snowing in Ireland"):
+        body = learner.post("/portal/api/quiz/answer", {"question_id": q.id, "answer": answer}).json()
+        assert body["grade"] == "exact", (answer, body)
+    (row,) = learner.client.get("/portal/api/progress").json()["categories"]
+    assert (row["category"], row["exact"], row["score"]) == ("missing_subject", 3, 1.0)
+
+
+def test_an_exam_answered_without_final_full_stops_scores_full_marks(portal_server, learner):
+    exam = learner.post("/portal/api/exams").json()
+    path = f"/portal/api/exams/{exam['exam_id']}/answers"
+    for _ in range(exam["total"]):
+        qid = learner.client.get(f"/portal/api/exams/{exam['exam_id']}").json()["next_question"]["question_id"]
+        answer = bank().get(qid).expected.removesuffix(".")
+        assert learner.post(path, {"question_id": qid, "answer": answer}).status_code == 200, answer
+    final = learner.client.get(f"/portal/api/exams/{exam['exam_id']}").json()
+    assert final["finished"] and final["score"] == 10.0 and final["review"] == []  # every answer exact
+    rows = audit_rows(portal_server, exam_id=exam["exam_id"])
+    assert {r["grade"] for r in rows} == {"exact"} and not any(r["answer"].endswith(".") for r in rows)
+
+
 def test_bad_answers_use_the_error_model(learner):
     cases = [
         ({"question_id": "q1", "answer": "  "}, 422, "empty_answer"),
