@@ -60,7 +60,18 @@ def portal_env(model_dir: Path, state_dir: Path, **extra: str) -> dict[str, str]
 
 
 @pytest.fixture(scope="session")
-def portal_server(model_dir, tmp_path_factory):
+def question_bank():
+    """The checked question bank in the machine's cache, built before a server wants it: a server
+    builds it on a thread as it starts (its readiness does not wait for it), and on a cold cache
+    the check (the seed and the bundled tutor over every question) outlasts a test's first request."""
+    from corrige.portal.quiz import QuestionBank
+    from corrige.tutor.retrieval import default_cache_dir
+
+    return QuestionBank.cached(default_cache_dir())
+
+
+@pytest.fixture(scope="session")
+def portal_server(model_dir, tmp_path_factory, question_bank):
     """One server for the API and browser tests (the default rule retrieval, warm-up off)."""
     state = tmp_path_factory.mktemp("portal-state")
     env = portal_env(model_dir, state, CORRIGE_WARMUP="false")
