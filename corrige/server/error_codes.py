@@ -1,5 +1,5 @@
 """The one table of error codes: every `code` the server can answer with, its HTTP status and
-when. The README's error table and docs/portal.md's are generated from it (`python -m
+when. docs/api.md's error table and docs/portal.md's are generated from it (`python -m
 corrige.server.error_codes api|portal` prints them; a test checks the docs hold them word for
 word, and that every code the source raises is here), and so are the OpenAPI document's error
 responses and the `code` field's list of values.
@@ -29,7 +29,7 @@ class ErrorCode:
     status: int | None  # None: whichever status the framework gave
     code: str
     when: str  # Markdown, for the docs
-    doc: Doc = "api"  # which table lists it: the README's ("api") or docs/portal.md's ("portal")
+    doc: Doc = "api"  # which table lists it: docs/api.md's ("api") or docs/portal.md's ("portal")
     where: tuple[str, ...] = ()  # the operations that can answer with it (traits or `METHOD /path`)
     unstated: tuple[str, ...] = ()  # where a request its schema allows may still get it
 

@@ -50,7 +50,7 @@ class StrictModel(BaseModel):
 
 
 class ErrorDetail(BaseModel):
-    code: str = Field(description="Stable machine-readable code; see the README's error table.")
+    code: str = Field(description="Stable machine-readable code; see docs/api.md's error table.")
     message: str = Field(description="What went wrong and what to change, for people.")
     request_id: str | None = Field(description="The request's id (also in the X-Request-ID header).")
 

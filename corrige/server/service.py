@@ -112,7 +112,7 @@ class CorrectionService:
     async def correct_events(
         self, run: RequestRun, prepared: SentenceRun, stream: RequestStream
     ) -> AsyncIterator[bytes]:
-        """SSE for one correction (the protocol: README.md, "Streaming"): `token` events with the
+        """SSE for one correction (the protocol: docs/api.md, "Streaming"): `token` events with the
         corrected sentence as the model writes it (whole characters; never the separator nor the
         gloss), then `settle`'s events, then one `result` event with the full `CorrectResponse`;
         or an `error` event, after which nothing the stream showed stands."""

@@ -125,18 +125,21 @@ def test_the_default_model_is_named_exactly():
         assert "bundled tutor" not in option.help, path  # reads like corrige/models/tutor, the other model
 
 
-def test_readme_configuration_table_agrees_with_serve_help():
-    """Each row of the README's table with a `corrige serve` option: the same variable and default as `--help`."""
+def test_the_configuration_table_agrees_with_serve_help():
+    """Each row of docs/configuration.md's table with a `corrige serve` option: the same variable and default as
+    `--help`."""
     serve = dict(ALL)[("serve",)]
     helps = {opt: option.help for option in options(serve) for opt in option.opts}
-    rows = re.findall(r"^\| `(\w+)` \| `(--[\w-]+)[^|]*\| ([^|]+) \|", (REPO / "README.md").read_text(), re.M)
+    rows = re.findall(
+        r"^\| `(\w+)` \| `(--[\w-]+)[^|]*\| ([^|]+) \|", (REPO / "docs" / "configuration.md").read_text(), re.M
+    )
     assert len(rows) >= 10, rows
     for name, opt, default in rows:
         found = re.search(r"\[default: (.+); env: CORRIGE_(\w+)\]$", helps[opt])
-        assert found and found[2] == name, f"{opt}: README says CORRIGE_{name}, --help {helps[opt]!r}"
+        assert found and found[2] == name, f"{opt}: the table says CORRIGE_{name}, --help {helps[opt]!r}"
         shown, default = found[1], default.strip().strip("`")
         if default in ("on", "off"):
             option = next(o for o in options(serve) if opt in o.opts)
             assert shown == (option.opts[0] if default == "on" else option.secondary_opts[0]).removeprefix("--")
         else:
-            assert shown.endswith(default), f"{opt}: README default {default!r}, --help {shown!r}"
+            assert shown.endswith(default), f"{opt}: the table's default {default!r}, --help {shown!r}"

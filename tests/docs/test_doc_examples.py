@@ -43,6 +43,7 @@ from corrige.server.settings import Settings  # noqa: E402
 
 README = REPO / "README.md"
 DOC = REPO / "docs"
+API = DOC / "api.md"
 BIN = Path(sys.executable).parent  # where this interpreter's `corrige` is
 SERVE = ["-m", "corrige.cli", "serve"]  # `corrige serve`, as `make serve` runs it
 
@@ -52,25 +53,25 @@ NOT_RUN = "not run"
 
 # (page, text in the block) → (what the tests do with it, which test or why)
 EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
-    ("README.md", "make test    # same set-up"): (NOT_RUN, "`make serve` runs until stopped; `make test` is the suite"),
+    ("README.md", "make serve PORT=8001"): (RUN, "test_readme_shell.py"),
     ("README.md", "source .venv/bin/activate"): (RUN, "test_readme_shell.py"),
-    ("README.md", "corrige bench load --requests 200"): (RUN, "test_readme_load_test_is_not_rate_limited"),
-    ("README.md", "tokenizer.py        byte-level BPE"): (NO_OUTPUT, "the layout"),
+    ("README.md", "curl -s http://127.0.0.1:8000/v1/grammar/correct"): (RUN, "test_readme_curl_and_its_json"),
+    ("README.md", '"sentence": "Yesterday I goed to the store",'): (RUN, "test_readme_curl_and_its_json"),
     ("README.md", '$ corrige correct "Yesterday I goed'): (RUN, "test_readme_corrige_correct"),
-    ("README.md", "corrige eval --card "): (NO_OUTPUT, "commands, figures in the model card"),
-    ("README.md", "corrige eval gold.m2"): (NO_OUTPUT, "commands, figures in the table after them"),
-    ("README.md", "corrige corpus build /work/corpus-raw --out corpus/v2"): (
+    ("README.md", "from openai import OpenAI"): (RUN, "test_readme_openai_client"),
+    ("api.md", "import language_tool_python"): (RUN, "test_api_languagetool_client"),
+    ("api.md", 'json={"text": text}'): (RUN, "test_api_whole_text"),
+    ("api.md", "prompt = [1, 496, 614"): (RUN, "test_api_raw_completions"),
+    ("api.md", '"code": "overloaded"'): (RUN, "test_api_error_shape"),
+    ("ARCHITECTURE.md", "tokenizer.py        byte-level BPE"): (NO_OUTPUT, "the layout"),
+    ("tutor.md", "corrige eval --card "): (NO_OUTPUT, "commands, figures in the model card"),
+    ("tutor.md", "corrige eval gold.m2"): (NO_OUTPUT, "commands, figures in the table after them"),
+    ("tutor.md", "corrige corpus build /work/corpus-raw --out corpus/v2"): (
         NOT_RUN,
         "building the corpus and training take hours; the figures are in the reader model's card",
     ),
-    ("README.md", "make serve        # corrige serve on"): (NOT_RUN, "`make serve` runs until stopped"),
-    ("README.md", "curl -s http://127.0.0.1:8000/v1/grammar/correct"): (RUN, "test_readme_curl_and_its_json"),
-    ("README.md", '"sentence": "Yesterday I goed to the store",'): (RUN, "test_readme_curl_and_its_json"),
-    ("README.md", "from openai import OpenAI"): (RUN, "test_readme_openai_client"),
-    ("README.md", '"code": "overloaded"'): (RUN, "test_readme_error_shape"),
-    ("README.md", "import language_tool_python"): (RUN, "test_readme_languagetool_client"),
-    ("README.md", 'json={"text": text}'): (RUN, "test_readme_whole_text"),
-    ("README.md", "corrige traces audit           #"): (NO_OUTPUT, "commands; their output in docs/observability.md"),
+    ("observability.md", "corrige traces audit           #"): (NO_OUTPUT, "commands; their output below them"),
+    ("BENCHMARKS.md", "corrige bench load --requests 200"): (RUN, "test_serving_lab_load_test_is_not_rate_limited"),
     ("BENCHMARKS.md", "bench model --output model.json"): (NOT_RUN, "a benchmark: 31 s and a model.json"),
     ("BENCHMARKS.md", "--batches 1,4,16"): (NOT_RUN, "benchmarks that write docs/bench"),
     ("BENCHMARKS.md", "corrige eval --model corrige/models/tutor --card"): (NOT_RUN, "rewrites the model cards"),
@@ -322,17 +323,24 @@ def test_readme_openai_client(served, tmp_path):
     run_snippet(block_with(README, "from openai import OpenAI"), served.url, tmp_path)
 
 
-def test_readme_languagetool_client(served, tmp_path):
-    run_snippet(block_with(README, "import language_tool_python"), served.url, tmp_path)
+# ----------------------------------------------------------------------------------------- docs/api.md
 
 
-def test_readme_whole_text(served, tmp_path):
-    run_snippet(block_with(README, 'json={"text": text}'), served.url, tmp_path)
+def test_api_raw_completions(served, tmp_path):
+    run_snippet(block_with(API, "prompt = [1, 496, 614"), served.url, tmp_path)
 
 
-def test_readme_error_shape(tmp_path):
+def test_api_languagetool_client(served, tmp_path):
+    run_snippet(block_with(API, "import language_tool_python"), served.url, tmp_path)
+
+
+def test_api_whole_text(served, tmp_path):
+    run_snippet(block_with(API, 'json={"text": text}'), served.url, tmp_path)
+
+
+def test_api_error_shape(tmp_path):
     """`overloaded` from a server that queues at most 4 (the page's server: 256, the default)."""
-    block = block_with(README, '"code": "overloaded"')
+    block = block_with(API, '"code": "overloaded"')
     shown = json.loads(block.text.replace("…", ""))["error"]
     default = Settings.model_fields["max_waiting"].default
     assert shown["message"].startswith(f"{default} requests")
@@ -355,9 +363,9 @@ def test_readme_error_shape(tmp_path):
 
 
 @pytest.mark.slow  # 200 requests
-def test_readme_load_test_is_not_rate_limited(tmp_path):
-    """The README's two lines: its server, then the load; no request may meet a rate limit."""
-    block = block_with(README, "corrige bench load --requests 200")
+def test_serving_lab_load_test_is_not_rate_limited(tmp_path):
+    """docs/BENCHMARKS.md's serving lab, two lines: its server, then the load; no request may meet a rate limit."""
+    block = block_with(DOC / "BENCHMARKS.md", "corrige bench load --requests 200")
     serve_line, load_line = [line.split("#")[0].strip() for line in block.lines() if line.strip()]
     serve_args = shlex.split(serve_line)
     assert serve_args[:2] == ["corrige", "serve"], serve_line
@@ -369,7 +377,7 @@ def test_readme_load_test_is_not_rate_limited(tmp_path):
     assert "errors: none" in run.stdout and "rate limited" not in run.stdout
 
 
-# ----------------------------------------------------------------------------------------- docs/
+# ----------------------------------------------------------------------------------------- other docs/
 
 
 def test_tracing_orphan_example(served):

@@ -3,7 +3,7 @@ model writes "corrected / gloss", the reader model "corrected <|gloss|> gloss".
 
 For each sentence, `/v1/grammar/correct` with `stream: true` sends `token` events (the corrected
 sentence, never the separator nor the gloss), a `replace` event when the tutor's checked answer
-is not what they spelled, one `gloss` event and one `result` event (README.md, "Streaming"). The
+is not what they spelled, one `gloss` event and one `result` event (docs/api.md, "Streaming"). The
 chat route's deltas are its message. A learner's " / " never ends the streamed sentence early.
 """
 
