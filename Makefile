@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 # torch and NumPy in one process: keep OpenMP from spinning (it slows small NumPy calls).
 export OMP_WAIT_POLICY := PASSIVE
 
-.PHONY: serve test bench lint format clean
+.PHONY: serve test bench bench-compare lint format clean
 
 $(VENV)/.base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,15 @@ bench: $(VENV)/.dev
 	$(VENV)/bin/corrige bench replicas $(SEED) --output docs/bench/replicas.json
 	$(VENV)/bin/python -m corrige.bench.proxy_cost $(SEED) --clients 8 --duration 30 --output docs/bench/proxy-cost.json
 	$(VENV)/bin/corrige bench limits --json docs/bench/limits.json
+
+# This tree against the pinned baseline, both bundled models, servers side by side (docs/BENCHMARKS.md,
+# "The pinned baseline"): the tag perf-baseline, else the commit docs/bench/perf-baseline.txt names.
+# The tag moves only forward, to a change that measured faster.
+BASELINE ?= $(shell git rev-parse -q --verify 'perf-baseline^{commit}' || cat docs/bench/perf-baseline.txt)
+ROUNDS ?= 15
+bench-compare: $(VENV)/.dev
+	$(VENV)/bin/corrige bench compare --baseline $(BASELINE) $(SEED) --rounds $(ROUNDS) --output docs/bench/compare-seed.json
+	$(VENV)/bin/corrige bench compare --baseline $(BASELINE) --rounds $(ROUNDS) --output docs/bench/compare-reader.json
 
 # ruff, then the import contracts ([tool.importlinter]: layers, no cycles) and mypy ([tool.mypy]),
 # both cached (.import_linter_cache, .mypy_cache): a few seconds once warm

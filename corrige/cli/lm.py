@@ -126,7 +126,13 @@ def lm_tune(
         floors = clean_floors(rescorer, clean, false_alarms)
     choices = choose(found, target, min_support, floors)
     table = Table(
-        "family/kind", "margin", "right / proposed", "precision", "right of all", title=f"margins ({sources})"
+        "family/kind",
+        "margin",
+        "floor (references)",
+        "right / proposed",
+        "precision",
+        "right of all",
+        title=f"margins ({sources})",
     )
     for c in choices:
         total = [o for o in found if o.key == c.key]
