@@ -126,7 +126,7 @@ def candidates(
         w = words[k]
         changeable = _judgeable(tok, k)  # a name or a number is neither changed nor given an article
         if changeable:
-            found += _replacements(k, w, sets, known, preps)
+            found += _replacements(k, w, sets, known, preps, words[k + 1] if k + 1 < len(words) else "")
         before = words[k - 1] if k else ""
         if k - 1 in locked or (k and not known(before)) or not known(w):
             continue  # nothing is added next to a word the tutor changed or the model does not know
@@ -154,11 +154,18 @@ def candidates(
 
 
 def _replacements(
-    k: int, w: str, sets: ConfusionSets, known: Callable[[str], bool], preps: frozenset[str]
+    k: int, w: str, sets: ConfusionSets, known: Callable[[str], bool], preps: frozenset[str], after: str = ""
 ) -> list[Candidate]:
     """The word at `k` swapped inside its families, inflected otherwise, or (a preposition or
-    an article) dropped."""
-    found = [Candidate(k, k + 1, tuple(alt.split()), "replace", family) for alt, family in sets.alternatives(w)]
+    an article) dropped. A feeling's -ing becomes its -ed only before a preposition (interesting
+    in → interested in), judged as a confusion."""
+    found = []
+    for alt, family in sets.alternatives(w):
+        if family == "feeling":
+            if not (w.endswith("ing") and alt.endswith("ed") and after in preps):
+                continue
+            family = "confusion"
+        found.append(Candidate(k, k + 1, tuple(alt.split()), "replace", family))
     if w in preps or w in ARTICLES:
         found.append(Candidate(k, k + 1, (), "delete", "preposition" if w in preps else "article"))
     if w in ARTICLES:

@@ -31,7 +31,11 @@ CONFUSIONS: tuple[frozenset[str], ...] = tuple(
     for group in (
         "there/their/they're to/too/two then/than its/it's your/you're were/where/we're quiet/quite "
         "lose/loose whose/who's affect/effect accept/except advice/advise know/now no/know of/off "
-        "lend/borrow make/do say/tell bring/take fun/funny"
+        "lend/borrow make/do say/tell bring/take fun/funny "
+        # how a thing is and how a person feels: I am bored (aburrido), the class is boring
+        "bored/boring excited/exciting interested/interesting tired/tiring worried/worrying surprised/surprising "
+        "amazed/amazing annoyed/annoying embarrassed/embarrassing frightened/frightening "
+        "disappointed/disappointing relaxed/relaxing confused/confusing"
     ).split()
 )
 SUBJECT_PRONOUNS = "i you he she it we they"

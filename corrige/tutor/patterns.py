@@ -292,6 +292,46 @@ def past_marker(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
         yield replace_tokens(tokens, i + 1, i + 2, past, "past_marker", text)
 
 
+# words that let a present perfect stand beside a past time ("since last year", "never ... ago")
+_PERFECT_FRIENDS = frozenset("since for already yet ever never just before recently lately so far".split())
+_CLAUSE_BREAKS = frozenset("and but because when while that which who where if although ; :".split())
+
+
+@lru_cache(maxsize=4096)
+def _past_of_participle(word: str) -> str | None:
+    """The simple past of a verb given as its past participle ("visited", "seen" → "saw"); None
+    for "been" (have been to → went to, not "was to") and words that are not participles."""
+    if word == "been":
+        return None
+    for lemma in getAllLemmas(word).get("VERB", ()):
+        participle = getInflection(lemma, "VBN")
+        past = getInflection(lemma, "VBD")
+        if participle and past and word == participle[0]:
+            return past[0]
+    return None
+
+
+def perfect_with_past_time(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """Last summer we have visited London → visited; I have seen him two days ago → saw: a present
+    perfect in the clause of a finished time (yesterday, last week, ... ago), where Spanish's
+    "hemos visitado" reads as English's past. Not beside since/for/never..., where the perfect fits."""
+    if _PERFECT_FRIENDS & set(words):
+        return
+    marks = [k for k, w in enumerate(words) if w in ("yesterday", "ago")]
+    marks += [k for k, w in enumerate(words) if w == "last" and word_after(words, k + 1) in PAST_PERIODS]
+    for i in range(len(words) - 2):
+        if words[i] not in PAST_SUBJECTS or words[i + 1] not in ("have", "has", "'ve"):
+            continue
+        past = _past_of_participle(words[i + 2])
+        if past is None:
+            continue
+        for k in marks:  # the time and the verb in one clause
+            lo, hi = (k, i) if k < i else (i + 2, k)
+            if not _CLAUSE_BREAKS & set(words[lo:hi]):
+                yield replace_tokens(tokens, i + 1, i + 3, past, "past_marker", text)
+                break
+
+
 def adjective_plural(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """They are very goods → very good: an adjective with a plural -s after very/so/too."""
     for i in range(len(words) - 1):
@@ -324,6 +364,7 @@ RULES = (
     profession_article,
     generic_the,
     past_marker,
+    perfect_with_past_time,
     adjective_plural,
 )
 

@@ -38,6 +38,8 @@ from corrige.tutor.edits import diff_edits
         ("depends of", "depends on", "future", "preposition"),
         ("your", "you're", "", "word_confusion"),
         ("then", "than", "nicer", "word_confusion"),
+        ("exciting", "excited", "very", "word_confusion"),  # how a person feels, not how a thing is
+        ("bored", "boring", "was", "word_confusion"),
         ("which", "who", "man", "pronoun"),
         ("his", "her", "loves", "possessive_his_her"),
         ("more safe", "safer", "is", "comparative"),

@@ -26,6 +26,10 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("I’m agree.", [("I’m agree", "I agree", "verb_pattern")]),
         ("Can you explain me how it works?", [("me", "to me", "verb_pattern")]),
         ("I work here since three years.", [("since", "for", "present_perfect")]),
+        ("Last summer we have visited London.", [("have visited", "visited", "past_marker")]),
+        ("Last summer, we have visited London.", [("have visited", "visited", "past_marker")]),
+        ("I have seen him two days ago.", [("have seen", "saw", "past_marker")]),
+        ("She has bought a car last week.", [("has bought", "bought", "past_marker")]),
         ("It depends of the weather.", [("of", "on", "preposition")]),
         ("This is more better.", [("more better", "better", "comparative")]),
         ("More easier is not possible.", [("More easier", "Easier", "comparative")]),
@@ -172,6 +176,10 @@ def test_a_pattern_is_fixed(sentence, expected):
         "The nature of the problem is hard.",
         "Yesterday I put it there.",  # "put" may be past
         "Yesterday I have been busy.",  # an auxiliary: not a local fix
+        "I have lived here since last year.",  # since: the perfect fits
+        "I have been to London last year.",  # have been to is went to, not "was to"
+        "Last year I lived in Paris and I have visited London many times.",  # the time is another clause's
+        "I have never seen him before, not even last week.",
         "Last time I go there, I will call you.",  # "last time" does not put the clause in the past
         "I saw it yesterday and I go there today.",  # the past marker is not at the start
         "In Monday's paper there was nothing.",

@@ -144,3 +144,19 @@ def test_margins_round_trip_through_json(tmp_path):
     config = RescoringConfig((("article/insert", 4.5), ("preposition/replace", 6.0)), max_edits=2)
     (tmp_path / "rescoring.json").write_text(config.to_json())
     assert RescoringConfig.load(tmp_path) == config
+
+
+def test_a_feelings_ing_becomes_ed_only_before_a_preposition(rescorer):
+    def swaps(text: str) -> set[tuple[str, str]]:
+        tokens = tokenize(text)
+        return {
+            (tokens[c.i].text, c.words[0])
+            for c in candidates(tokens, rescorer.sets, lambda w: True)
+            if c.family == "confusion" and c.kind == "replace"
+        }
+
+    assert ("interesting", "interested") in swaps("I am interesting in music.")
+    assert ("exciting", "excited") in swaps("We are very exciting about the trip!")
+    assert not swaps("The story is a bit boring.")  # no preposition: a trigram cannot tell who is bored
+    assert not swaps("I am very bored in class.")  # -ed is never made -ing
+    assert _fix(rescorer, "I am interesting in music.") == "I am interested in music."
