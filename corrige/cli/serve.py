@@ -28,7 +28,10 @@ Batching = Annotated[
 Host = Annotated[str | None, _setting(help="Address to listen on.", default="127.0.0.1", env="HOST")]
 Port = Annotated[int | None, _setting(help="Port to listen on.", default="8000", env="PORT")]
 ModelDir = Annotated[Path | None, _setting(help="Model directory.", default=DEFAULT_MODEL, env="MODEL_DIR")]
-MaxBatch = Annotated[int | None, _setting(help="Most requests in one model call.", default="32", env="MAX_BATCH")]
+MaxBatch = Annotated[
+    int | None,
+    _setting(help="Most requests in one model call; 0: as many as --n-slots.", default="0", env="MAX_BATCH"),
+]
 MaxWaiting = Annotated[
     int | None, _setting(help="Queued requests beyond this get 503.", default="256", env="MAX_WAITING")
 ]

@@ -54,8 +54,8 @@ class ReplicaPlan:
         return cls(
             replicas=replicas,
             max_replicas=top,
-            max_ongoing_requests=settings.max_batch + settings.max_waiting,
-            target_ongoing_requests=settings.max_batch,
+            max_ongoing_requests=settings.batch_limit + settings.max_waiting,
+            target_ongoing_requests=settings.batch_limit,
             # Ray waits this long for a replica's requests to finish before it stops it, then the
             # app's own drain (lifespan shutdown) gives the stragglers drain_grace_s
             graceful_shutdown_timeout_s=settings.drain_grace_s + 5.0,

@@ -23,7 +23,9 @@ class EngineConfig:
 
     policy: Policy = Policy.CONTINUOUS
     n_slots: int = 64  # KV cache slots, each a whole context window: the most requests in flight
-    max_batch: int = 32  # the most requests in one model call (static and continuous)
+    # the most requests in one model call (static and continuous); 0: as many as there are slots, so
+    # that no slot sits idle while a request waits (a smaller batch leaves the rest of the cache unused)
+    max_batch: int = 0
     max_wait_ms: float = 5.0  # static: how long the oldest waiting request waits for a batch to fill
     max_waiting: int = 256  # queued requests beyond this are refused with `Overloaded`
     prefill_token_budget: int = 256  # continuous: prompt tokens admitted per step (one prompt always fits)
@@ -37,10 +39,10 @@ class EngineConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "policy", Policy(self.policy))
-        for name in ("n_slots", "max_batch", "max_waiting", "prefill_token_budget", "n_threads"):
+        for name in ("n_slots", "max_waiting", "prefill_token_budget", "n_threads"):
             if getattr(self, name) < 1:
                 raise ValueError(f"EngineConfig.{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("speculative_tokens", "speculative_token_budget"):
+        for name in ("max_batch", "speculative_tokens", "speculative_token_budget"):
             if getattr(self, name) < 0:
                 raise ValueError(f"EngineConfig.{name} must not be negative, got {getattr(self, name)}")
         if self.max_wait_ms < 0:
@@ -57,4 +59,4 @@ class EngineConfig:
             return 1
         if self.policy is Policy.THREADS:
             return self.n_threads
-        return min(self.max_batch, self.n_slots)
+        return min(self.max_batch or self.n_slots, self.n_slots)

@@ -82,7 +82,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             cfg.n_ctx,
             cfg.vocab_size,
             settings.batching,
-            settings.max_batch,
+            settings.batch_limit,
         )
         yield
         await drain(state, settings.drain_grace_s)

@@ -49,7 +49,7 @@ class Settings(BaseSettings):
 
     # ---- engine ----
     batching: Policy = ENGINE.policy
-    max_batch: int = Field(ENGINE.max_batch, ge=1)
+    max_batch: int = Field(ENGINE.max_batch, ge=0)  # requests in one model call; 0: as many as n_slots
     n_slots: int = Field(ENGINE.n_slots, ge=1)
     max_waiting: int = Field(ENGINE.max_waiting, ge=1)  # queued requests beyond this are refused with 503
     max_wait_ms: float = Field(ENGINE.max_wait_ms, ge=0)  # static batching: how long a batch waits to fill
@@ -199,6 +199,11 @@ class Settings(BaseSettings):
             speculative_tokens=self.speculative_tokens,
             speculative_token_budget=self.speculative_token_budget,
         )
+
+    @property
+    def batch_limit(self) -> int:
+        """The most requests in one model call: `max_batch`, or every KV slot when it is 0."""
+        return self.max_batch or self.n_slots
 
     @property
     def trusted_proxies(self) -> list[str]:

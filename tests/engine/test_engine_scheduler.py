@@ -1,5 +1,6 @@
 """The policies, driven step by step through the synchronous core with a fake clock."""
 
+import pytest
 from engine_support import FakeClock, PoisonRunner, weights
 
 from corrige.engine.config import EngineConfig
@@ -76,6 +77,29 @@ def test_continuous_retires_at_once_and_admits_between_steps():
     finished, _ = run_to_end(core, clock, on_step)
     assert {rid: step for rid, (step, _) in finished.items()} == {"short": 2, "mid": 4, "long": 7, "late": 3}
     assert used == [3, 2, 2, 1, 1, 1, 0]
+
+
+@pytest.mark.parametrize("policy", ["continuous", "static"])
+def test_by_default_every_kv_slot_can_run_a_request(policy):
+    """The default `max_batch` (0) is the slot pool: no slot sits idle while a request waits."""
+    clock = FakeClock()
+    core = make_core(policy, clock, max_wait_ms=0)
+    slots = EngineConfig().n_slots
+    assert core.pool.num_total == slots and EngineConfig().batch_capacity == slots
+    for i in range(slots + 1):
+        add(core, clock, f"r{i}", 8, prompt_len=2)  # 2-token prompts: the whole pool fits the prefill budget
+    stats = core.step().steps
+    assert core.pool.num_used == core.num_running == slots and stats[0].batch_size == slots
+    assert core.num_waiting == 1  # the one request beyond the pool
+
+
+def test_a_smaller_max_batch_still_caps_the_batch():
+    clock = FakeClock()
+    core = make_core("continuous", clock, n_slots=8, max_batch=3)
+    for i in range(5):
+        add(core, clock, f"r{i}", 4)
+    core.step()
+    assert core.pool.num_used == 3
 
 
 def test_none_runs_one_request_at_a_time_in_arrival_order():
