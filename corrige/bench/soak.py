@@ -117,6 +117,16 @@ class _Soak:
         response.raise_for_status()
         return response.json()
 
+    def with_standby_ready(self, timeout_s: float = 60.0) -> dict[str, Any]:
+        """The engine stats once the engine's standby process is ready (or none came within
+        `timeout_s`): a standby still starting would be one more spawned child to tell apart."""
+        give_up = time.monotonic() + timeout_s
+        while (stats := self.engine_stats())["server"]["engine_standby_pid"] is None and time.monotonic() < give_up:
+            if stats["server"]["engine_pid"] is None:  # an engine thread: no child at all
+                break
+            time.sleep(0.2)
+        return stats
+
     def settle(self) -> tuple[dict[str, Any] | None, dict[str, int | None]]:
         """Wait for the engine to have nothing running or waiting and the descriptor counts to hold
         still; the engine stats and the counts then (the engine's as found when time ran out)."""
@@ -257,8 +267,8 @@ def run_soak(config: SoakConfig, progress: Callable[[str], None] | None = None) 
     progress("soak: starting corrige serve…")
     with server:
         soak = _Soak(config, server, progress)
-        first = soak.engine_stats()
-        soak.pids = find_processes(server.pid, first["server"]["engine_pid"])
+        first = soak.with_standby_ready()
+        soak.pids = find_processes(server.pid, first["server"]["engine_pid"], first["server"]["engine_standby_pid"])
         soak.engine_pids = [soak.pids["engine"]] if "engine" in soak.pids else []
         progress(f"soak: watching {', '.join(f'{r} {p}' for r, p in soak.pids.items())}; priming…")
         with asyncio.Runner(loop_factory=_loop_factory()) as runner:

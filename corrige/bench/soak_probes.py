@@ -41,13 +41,15 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
-def find_processes(server_pid: int, engine_pid: int | None) -> dict[str, int]:
+def find_processes(server_pid: int, engine_pid: int | None, standby_pid: int | None = None) -> dict[str, int]:
     """The server, its engine child (the pid `/v1/engine/stats` names) and its trace writer child
-    (the other child started by multiprocessing's spawn; the resource tracker is not watched)."""
+    (the other child started by multiprocessing's spawn, besides the engine's idle standby; neither
+    the standby nor the resource tracker is watched)."""
     found = {"server": server_pid}
     if engine_pid is not None:
         found["engine"] = engine_pid
-    writers = [pid for pid in _children(server_pid) if pid != engine_pid and "multiprocessing.spawn" in _cmdline(pid)]
+    engines = {engine_pid, standby_pid}
+    writers = [pid for pid in _children(server_pid) if pid not in engines and "multiprocessing.spawn" in _cmdline(pid)]
     if len(writers) == 1:
         found["trace_writer"] = writers[0]
     elif writers:

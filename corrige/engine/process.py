@@ -20,10 +20,18 @@ takes what it is sent as it is. The server hands over its event loop, which then
 itself (`add_reader`); without one, a reader thread hands results to the loops.
 
 If the child dies, the requests in flight fail with `EngineRestarting` (their state died with
-it) and a new child is started, at once or after a backoff (`RestartPolicy`); requests submitted
-meanwhile wait in the parent and go to the new child. `running` is false until it is ready, so
-readiness checks fail meanwhile. A child that dies too often is given up: what is in flight
-ends with `EngineClosed`, `failed` turns true and `on_give_up` is called.
+it) and a new child takes over; requests submitted meanwhile wait in the parent and go to the new
+child. `running` is false until it is ready, so readiness checks fail meanwhile. A child that dies
+too often is given up: what is in flight ends with `EngineClosed`, `failed` turns true and
+`on_give_up` is called.
+
+Starting a child takes about a second of a core (a fresh interpreter, NumPy, the weights), and
+more on a busy machine. With `standby` a second child is started in advance and waits, idle, with
+its weights loaded and its loop running: when the serving child dies, the standby takes over at
+once (the time it takes is the parent seeing the pipe close and sending the held requests), and
+another standby is started in the background, after the backoff (`RestartPolicy`) when deaths
+come close together. Without a ready standby (none, or the last one still starting) the new
+child is started then, after that backoff.
 """
 
 from __future__ import annotations
@@ -84,13 +92,15 @@ class EngineProcess(FrontEnd):
         loop: asyncio.AbstractEventLoop | None = None,
         restarts: RestartPolicy | None = None,
         on_give_up: Callable[[], None] | None = None,
+        standby: bool = False,
     ) -> None:
         """With `loop`, that event loop reads the child's results itself (`add_reader` on the pipe):
         no reader thread, no hand-off between threads per result. Then `close` must not be called
         on that loop's thread (use `asyncio.to_thread`): the loop has to read the last results.
 
         `restarts`: when to start a new child after one died (default `RestartPolicy()`);
-        `on_give_up` is called, from a thread of ours, once one died too often."""
+        `on_give_up` is called, from a thread of ours, once one died too often. `standby`: keep a
+        second child ready to take over (see the module's docstring); not when restarts are off."""
         super().__init__()
         self.config = config or EngineConfig()
         self.model_config = model_config
@@ -111,7 +121,13 @@ class EngineProcess(FrontEnd):
         self._done = threading.Event()  # set once the last child is gone and everything in flight ended
         self._stop = threading.Event()  # set by close: a restart under way gives up
         self._loop = loop
+        self._standby_wanted = standby and self._restarts.policy.max_per_minute > 0
+        self._standby_cond = threading.Condition()  # guards the three below
+        self._standby: Child | None = None  # a child that is ready and waits to take over
+        self._standby_coming = False  # ...or one on its way (waiting for its backoff, or starting)
+        self._starting: set[BaseProcess] = set()  # children started that are not ready yet
         self._attach(self._spawn())
+        self._prepare_standby(0.0)
 
     # ---- the API: `FrontEnd`'s `submit`, `stream` and `generate` (from a running event loop) over `_admit` ----
 
@@ -168,6 +184,12 @@ class EngineProcess(FrontEnd):
         """The current child's process id."""
         return self._process.pid
 
+    @property
+    def standby_pid(self) -> int | None:
+        """The standby child's process id, while one is ready."""
+        standby = self._standby
+        return None if standby is None else standby[0].pid
+
     def snapshot(self) -> EngineSnapshot:
         """The child's state after its latest step; `waiting` also counts the requests sent since
         that will find no free slot."""
@@ -187,6 +209,7 @@ class EngineProcess(FrontEnd):
             closing, self._closing = self._closing, True
             live = not self._gone
         self._stop.set()
+        standby = self._drop_standby()
         if not closing and live:
             self._send(CloseEngine())
         if not live:  # between children (or given up): no reader will end what waits
@@ -196,6 +219,8 @@ class EngineProcess(FrontEnd):
         self._process.join(timeout)
         if self._process.is_alive():
             self._process.kill()
+        if standby is not None:
+            _stop_child(standby)
 
     def __enter__(self) -> EngineProcess:
         return self
@@ -215,18 +240,77 @@ class EngineProcess(FrontEnd):
         )
         process.start()
         child_conn.close()
-        if not conn.poll(_START_TIMEOUT_S):
-            process.kill()
-            raise RuntimeError("the engine process did not start")
+        with self._standby_cond:
+            self._starting.add(process)  # `close` kills it
         try:
-            ready = conn.recv()
-        except EOFError:
-            process.join(1.0)
-            raise RuntimeError(f"the engine process exited while starting (code {process.exitcode})") from None
-        if not isinstance(ready, Ready):
-            process.kill()
-            raise RuntimeError(f"the engine process sent {type(ready).__name__} before Ready")
+            if not conn.poll(_START_TIMEOUT_S):
+                process.kill()
+                raise RuntimeError("the engine process did not start")
+            try:
+                ready = conn.recv()
+            except EOFError:
+                process.join(1.0)
+                raise RuntimeError(f"the engine process exited while starting (code {process.exitcode})") from None
+            if not isinstance(ready, Ready):
+                process.kill()
+                raise RuntimeError(f"the engine process sent {type(ready).__name__} before Ready")
+        finally:
+            with self._standby_cond:
+                self._starting.discard(process)
         return process, conn, ready.state
+
+    def _prepare_standby(self, delay: float) -> None:
+        """Start a standby child after `delay` on a thread of its own, unless one is ready or coming."""
+        if not self._standby_wanted:
+            return
+        with self._standby_cond:
+            if self._standby is not None or self._standby_coming or self._closing or self._failed:
+                return
+            self._standby_coming = True
+        threading.Thread(target=self._start_standby, args=(delay,), name="engine-process-standby", daemon=True).start()
+
+    def _start_standby(self, delay: float) -> None:
+        child = None
+        try:
+            if not self._stop.wait(delay):
+                child = self._spawn()
+        except Exception:
+            if not (self._stop.is_set() or self._failed):  # (closing and giving up kill a child that is starting)
+                logger.exception("the standby engine process did not start; a restart will start a new one")
+        with self._standby_cond:
+            self._standby_coming = False
+            # `close` and `_give_up` set their flag, then drop the standby: one of us stops this child
+            keep = child is not None and not (self._closing or self._failed)
+            if keep:
+                self._standby = child
+            self._standby_cond.notify_all()
+        if child is not None and not keep:
+            _stop_child(child)
+        elif child is not None:
+            logger.info("standby engine process %d ready", child[0].pid)
+
+    def _take_standby(self) -> Child | None:
+        """The standby child, once it is ready if it is on its way; None if there is none, or it died."""
+        with self._standby_cond:
+            while self._standby is None and self._standby_coming and not self._stop.is_set():
+                self._standby_cond.wait(0.1)
+            child, self._standby = self._standby, None
+        if child is not None and not child[0].is_alive():
+            logger.warning("the standby engine process %d had exited (exit code %s)", child[0].pid, child[0].exitcode)
+            _stop_child(child)
+            return None
+        return child
+
+    def _drop_standby(self) -> Child | None:
+        """Take the standby away (closing, or given up) and kill any child still starting."""
+        with self._standby_cond:
+            child, self._standby = self._standby, None
+            starting = list(self._starting)
+        for process in starting:
+            process.kill()
+        if child is not None:
+            child[1].close()  # it reads EOF and stops; `_stop_child` waits for it
+        return child
 
     def _attach(self, child: Child) -> bool:
         """Serve through a new child, then send it the requests that waited for it. False when
@@ -273,16 +357,26 @@ class EngineProcess(FrontEnd):
         if delay is None:
             self._give_up()
             return
-        logger.warning("starting a new engine process in %.1f s", delay)
         self._end_all(EngineRestarting("the engine process died and is restarting; retry shortly"), restarting=True)
         threading.Thread(target=self._restart, args=(delay,), name="engine-process-restart", daemon=True).start()
 
     def _restart(self, delay: float) -> None:
-        """A thread of its own: wait `delay`, start a child, and serve through it."""
+        """A thread of its own: serve through the standby child and start the next one after `delay`;
+        without a standby, wait `delay`, start a child, and serve through it."""
+        standby = self._take_standby()
+        if standby is not None:
+            if self._attach(standby):
+                self.restarts += 1
+                logger.warning("standby engine process %d serving (restart %d)", standby[0].pid, self.restarts)
+                self._prepare_standby(delay)
+            return
+        logger.warning("starting a new engine process in %.1f s", delay)
         while not self._stop.wait(delay):
             try:
                 child = self._spawn()
             except Exception:  # it could not even start: that counts as one more death
+                if self._stop.is_set():  # closing killed it
+                    break
                 logger.exception("the new engine process did not start")
                 next_delay = self._restarts.next_delay()
                 if next_delay is None:
@@ -293,6 +387,7 @@ class EngineProcess(FrontEnd):
             if self._attach(child):
                 self.restarts += 1
                 logger.warning("engine process %d serving (restart %d)", child[0].pid, self.restarts)
+                self._prepare_standby(0.0)
             return
         self._end_all(None)  # closed meanwhile: whatever waited for the new child ends
         self._done.set()
@@ -301,6 +396,9 @@ class EngineProcess(FrontEnd):
         logger.critical("the engine process died too often (%s); giving up", self._restarts.policy)
         with self._lock:
             self._failed = True
+        standby = self._drop_standby()
+        if standby is not None:
+            threading.Thread(target=_stop_child, args=(standby,), name="engine-process-stop", daemon=True).start()
         if self._on_give_up is not None:  # first: whoever sees a request fail now sees the server going
             try:
                 self._on_give_up()
@@ -403,6 +501,16 @@ class EngineProcess(FrontEnd):
         for request_id, sink in sinks.items():
             batches.setdefault(sink.loop, []).append((sink, error_output(request_id, ending)))
         hand_over(batches)
+
+
+def _stop_child(child: Child) -> None:
+    """Stop a child that serves nothing (a standby): closing its pipe makes it exit."""
+    process, conn, _ = child
+    conn.close()
+    process.join(5.0)
+    if process.is_alive():
+        process.kill()
+        process.join(1.0)
 
 
 def random_model(preset: str = "tiny", seed: int = 0) -> tuple[Any, Any]:

@@ -4,7 +4,9 @@ A child that died once is restarted at once; one that keeps dying is restarted a
 that doubles each time (`backoff_s`, 2 x, 4 x, ... up to `max_backoff_s`), and one that died more
 than `max_per_minute` times within the last minute is given up: something is wrong that a
 restart does not fix (a model that cannot load, memory it cannot get), and whatever runs the
-server should see it fail rather than a server that flaps.
+server should see it fail rather than a server that flaps. With a standby child
+(`EngineProcess(standby=True)`) the standby takes over at once, and the wait delays the start of
+the next standby instead.
 """
 
 from __future__ import annotations

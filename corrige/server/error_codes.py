@@ -221,7 +221,7 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
         503,
         "engine_failed",
         "`/healthz`: the engine process died more than `ENGINE_MAX_RESTARTS` times in a minute and was "
-        "given up; the server exits with a non-zero status",
+        "given up; it answers this for `ENGINE_FAILED_DRAIN_S`, then the server exits with a non-zero status",
         where=("GET /healthz",),
     ),
     ErrorCode(

@@ -9,9 +9,11 @@ the requests in flight finish within the grace period, then close the engine, wh
 whatever is left with `engine_closed` (503). `corrige serve` drains on the first SIGTERM or
 SIGINT while still listening; under a plain `uvicorn` the lifespan's shutdown drains.
 
-A dead engine process is restarted by `EngineProcess` itself; one that dies too often is given
-up, and then the server stops with a non-zero exit status (`fail_server`), so that whatever runs
-it starts a fresh one instead of keeping a server that can only refuse.
+A dead engine process is restarted by `EngineProcess` itself (a standby process, loaded in
+advance, takes over at once: `engine_standby`); one that dies too often is given up, and then
+`/healthz` answers 503 `engine_failed` for `engine_failed_drain_s` and the server stops with a
+non-zero exit status (`fail_server`), so that whatever runs it sees why and starts a fresh one
+instead of keeping a server that can only refuse.
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ from corrige.server.context import RequestMeta
 from corrige.server.observe import load_rules, start_observability
 from corrige.server.service import CorrectionService
 from corrige.server.settings import Settings
-from corrige.tutor.agent import Tutor, TutorFront, engine_parts
+from corrige.tutor.agent import Tutor, TutorFront
+from corrige.tutor.bundled import engine_parts
 
 logger = logging.getLogger(__name__)
 
@@ -130,6 +133,7 @@ def start_engine(
             loop=loop,
             restarts=RestartPolicy(settings.engine_max_restarts, settings.engine_restart_backoff_s),
             on_give_up=on_give_up,
+            standby=settings.engine_standby,
         )
     if not isinstance(tutor, Tutor):
         raise TypeError("an engine on a thread of the server needs the tutor's weights (Tutor.load)")
@@ -152,17 +156,24 @@ def given_up_on(loop: asyncio.AbstractEventLoop, state: Any) -> Callable[[], Non
 
 
 def fail_server(state: Any) -> None:
-    """The engine was given up: stop serving with a non-zero exit status (meanwhile `/healthz`
-    answers 503 `engine_failed`)."""
-    logger.critical("the engine was given up; the server stops (exit status %d)", ENGINE_FAILED_EXIT_STATUS)
+    """The engine was given up: keep listening for `engine_failed_drain_s`, while `/healthz` answers
+    503 `engine_failed` (so a probe or a load balancer sees why), then stop serving with a non-zero
+    exit status. Called on the event loop's thread."""
+    drain_s = state.settings.engine_failed_drain_s
+    logger.critical(
+        "the engine was given up; /healthz answers 503 engine_failed for %.1f s, then the server stops "
+        "(exit status %d)",
+        drain_s,
+        ENGINE_FAILED_EXIT_STATUS,
+    )
     stop = getattr(state, "stop_server", None)
-    if stop is not None:  # `corrige serve`
-        stop(ENGINE_FAILED_EXIT_STATUS)
+    if stop is not None:  # `corrige serve`: its exit status is set now, a SIGTERM meanwhile keeps it
+        stop(ENGINE_FAILED_EXIT_STATUS, drain_s)
     elif _uvicorn_handles_sigterm():
         # a plain uvicorn stops on SIGTERM, then raises the signal again once it has stopped: the
         # process ends with status 143 (-15), not 0. Under any other handler (the app inside a test
         # client, or a host that installed its own) the signal could end the host, so nothing is sent.
-        signal.raise_signal(signal.SIGTERM)
+        asyncio.get_running_loop().call_later(drain_s, signal.raise_signal, signal.SIGTERM)
 
 
 def _uvicorn_handles_sigterm() -> bool:

@@ -35,9 +35,16 @@ class DrainingServer(uvicorn.Server):
         self._drain_requested = False
         self.exit_status = 0
 
-    def stop(self, exit_status: int) -> None:
-        """Stop and exit with `exit_status` (the engine was given up: `lifecycle.fail_server`)."""
+    def stop(self, exit_status: int, after_s: float = 0.0) -> None:
+        """Stop, `after_s` from now (on the event loop's thread), and exit with `exit_status` (the engine
+        was given up: `lifecycle.fail_server`); until then the server serves as it was."""
         self.exit_status = exit_status
+        if after_s > 0:
+            asyncio.get_running_loop().call_later(after_s, self._exit_now)
+        else:
+            self.should_exit = True
+
+    def _exit_now(self) -> None:
         self.should_exit = True
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:

@@ -63,6 +63,12 @@ class Settings(BaseSettings):
     # more death than this within a minute gives it up and the server exits non-zero (0: never restart)
     engine_max_restarts: int = Field(5, ge=0)
     engine_restart_backoff_s: float = Field(0.5, ge=0)
+    # keep a second engine process loaded and idle, which takes over at once when the serving one dies
+    # (a new one takes a second or more of a core to start); it costs that process's memory
+    engine_standby: bool = True
+    # once the engine is given up, `/healthz` answers 503 engine_failed this long before the server exits,
+    # so that a probe or a load balancer sees why (10 s: the liveness probe's period in deploy/k8s)
+    engine_failed_drain_s: float = Field(10.0, ge=0)
     # prompt-lookup speculative decoding: guessed tokens checked per request per step (0: off); the
     # answers are the same either way, in fewer steps (see docs/BENCHMARKS.md)
     speculative_tokens: int = Field(ENGINE.speculative_tokens, ge=0)

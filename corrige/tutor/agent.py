@@ -30,6 +30,11 @@ from corrige.model.numpy_gpt import KVCache, RuntimeWeights, prepare
 from corrige.model.weights import CONFIG_FILE, config_from_hf, load_model
 from corrige.tokenizer import BPETokenizer
 from corrige.tutor.answer_text import NO_ERRORS_GLOSS
+from corrige.tutor.bundled import BUNDLED_MODEL, LM_MODEL
+from corrige.tutor.bundled import MODELS_DIR as MODELS_DIR  # re-exported: importers of the paths from here
+from corrige.tutor.bundled import READER_MODEL as READER_MODEL
+from corrige.tutor.bundled import SEED_MODEL as SEED_MODEL
+from corrige.tutor.bundled import engine_parts as engine_parts
 from corrige.tutor.categories import OTHER
 from corrige.tutor.consistency import explain, gloss_disagreement, gloss_from_words, keep_explained
 from corrige.tutor.drafting import AnswerDrafter
@@ -41,17 +46,6 @@ from corrige.tutor.rescoring import Rescorer, RescoringConfig
 from corrige.tutor.spelling import Speller
 from corrige.tutor.token_codec import AnswerStream, PromptTooLong, check_fits, encode_prompt, split_answer
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
-# The course's model (0.51M parameters, a 600-token vocabulary, a 64-token window, like the seeds'
-# ~500k tutor): the course's tables and the portal's question bank are measured on it.
-SEED_MODEL = MODELS_DIR / "seed"
-# The default: a 4k byte-level vocabulary and a 192-token window read real learners' writing (every
-# sentence of up to 60 words fits), with the tutor's patterns, speller and gloss from the edits on top.
-# It wins on every quality target of real writing and keeps the serving targets; see both model cards.
-READER_MODEL = MODELS_DIR / "reader"
-BUNDLED_MODEL = READER_MODEL
-# The word trigram model that scores candidate corrections (`rescoring.py`), with its tuned margins.
-LM_MODEL = MODELS_DIR / "lm"
 ABSTAIN_GLOSS = "no estoy seguro: revisa la frase con tu profesor"
 
 
@@ -409,14 +403,6 @@ def load_rescorer(config: TutorConfig, lm_dir: Path = LM_MODEL) -> Rescorer | No
     if not config.rescoring:
         return None
     return Rescorer(NgramLM.load(lm_dir), config=RescoringConfig.load(lm_dir))
-
-
-def engine_parts(model_dir: str | Path | None = None) -> tuple[RuntimeWeights, AnswerDrafter]:
-    """What an engine process builds to serve the tutor: its weights and its answer drafter (not the
-    speller, word lists or language model, which the server's `TutorFront` uses after the engine)."""
-    directory = Path(model_dir) if model_dir else BUNDLED_MODEL
-    cfg, params = load_model(directory)
-    return prepare(params, cfg), AnswerDrafter(BPETokenizer.load(directory))
 
 
 def _inside_and_other(edit: Edit, rule: Edit) -> bool:

@@ -5,6 +5,8 @@ import asyncio
 import functools
 import os
 import signal
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -111,3 +113,98 @@ def test_a_child_that_dies_too_often_is_given_up():
 
     assert run(main()) == (True, False, False, 1)
     assert gave_up.is_set()
+
+
+def start_with_standby(restarts: RestartPolicy | None = None, on_give_up=None) -> EngineProcess:
+    config = EngineConfig(n_slots=4, max_batch=4, speculative_tokens=0)
+    build = functools.partial(random_model, "tiny", 3)
+    return EngineProcess(
+        build, weights().cfg, config, step_delay_s=0.005, restarts=restarts, on_give_up=on_give_up, standby=True
+    )
+
+
+def test_a_standby_child_takes_over_when_the_serving_one_dies_and_another_is_started():
+    async def main():
+        engine = start_with_standby()
+        try:
+            await until(lambda: engine.standby_pid is not None, "a standby is ready")
+            standby = engine.standby_pid
+            assert standby != engine.pid
+            dead = await kill_mid_request(engine)
+            await until(lambda: engine.running, "the standby serves")
+            served_by = engine.pid
+            output = await engine.generate([2, 3], SamplingParams(max_tokens=4))
+            await until(lambda: engine.standby_pid is not None, "the next standby is ready")
+            return dead, standby, served_by, engine.standby_pid, output, engine.restarts
+        finally:
+            await asyncio.to_thread(engine.close)
+
+    dead, standby, served_by, next_standby, output, restarts = run(main())
+    assert served_by == standby and restarts == 1  # the standby itself took over, no child was started for it
+    assert next_standby not in (dead, standby)
+    assert output.finish_reason is FinishReason.LENGTH and len(output.token_ids) == 4
+
+
+def test_closing_stops_the_standby_and_a_dead_standby_is_not_used():
+    async def main():
+        engine = start_with_standby()
+        try:
+            await until(lambda: engine.standby_pid is not None, "a standby is ready")
+            first_standby = engine.standby_pid
+            os.kill(first_standby, signal.SIGKILL)  # the standby dies while it waits
+            await asyncio.sleep(0.1)
+            dead = await kill_mid_request(engine)
+            await until(lambda: engine.running, "a new child serves")
+            output = await engine.generate([2, 3], SamplingParams(max_tokens=4))
+            await until(lambda: engine.standby_pid is not None, "a new standby is ready")
+            children = (engine._process, engine._standby[0])
+            return first_standby, dead, engine.pid, engine.standby_pid, output, engine, children
+        finally:
+            await asyncio.to_thread(engine.close)
+
+    first_standby, dead, serving, standby, output, engine, children = run(main())
+    assert serving not in (first_standby, dead) and standby not in (first_standby, dead, serving)
+    assert output.finish_reason is FinishReason.LENGTH
+    assert not any(child.is_alive() for child in children)  # closed: neither child is left running
+    assert not engine.running and engine.standby_pid is None
+
+
+def test_no_standby_when_restarts_are_off_and_none_once_given_up():
+    gave_up = threading.Event()
+
+    async def main():
+        off = start_with_standby(RestartPolicy(max_per_minute=0))
+        try:
+            assert off.standby_pid is None and not off._standby_wanted
+        finally:
+            await asyncio.to_thread(off.close)
+        engine = start_with_standby(RestartPolicy(max_per_minute=1), on_give_up=gave_up.set)
+        try:
+            await until(lambda: engine.standby_pid is not None, "a standby is ready")
+            await kill_mid_request(engine)
+            await until(lambda: engine.running, "the standby serves")
+            await until(lambda: engine.standby_pid is not None, "the next standby is ready")
+            standby = engine.standby_pid
+            os.kill(engine.pid, signal.SIGKILL)  # one death more than the minute allows
+            await until(lambda: engine.failed, "given up")
+            return standby, engine.standby_pid, engine.failed
+        finally:
+            await asyncio.to_thread(engine.close)
+
+    standby, after, failed = run(main())
+    assert failed and gave_up.is_set() and after is None
+
+
+def test_the_engine_child_imports_neither_the_tutors_word_tables_nor_torch():
+    """A child starts in about a second: it imports what it runs, not spaCy and torch (5 s of a start)."""
+    script = (
+        "import pickle, sys, functools\n"
+        "from corrige.tutor.bundled import engine_parts\n"
+        "build = pickle.loads(pickle.dumps(functools.partial(engine_parts, None)))\n"
+        "import corrige.engine.child\n"
+        "build()\n"
+        "heavy = [m for m in ('spacy', 'lemminflect', 'torch', 'corrige.tutor.agent') if m in sys.modules]\n"
+        "print(heavy)\n"
+    )
+    found = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "[]", found.stdout + found.stderr

@@ -163,7 +163,8 @@ def test_engine_stats_report_slots_queue_and_totals(client):
     client.post(URL, json={"sentence": "Count me."})
     stats = client.get("/v1/engine/stats").json()
     # an engine thread: no process id, no restarts
-    assert stats["server"] == {"in_flight": 0, "draining": False, "engine_pid": None, "engine_restarts": 0}
+    expected = {"in_flight": 0, "draining": False, "engine_pid": None, "engine_standby_pid": None, "engine_restarts": 0}
+    assert stats["server"] == expected
     engine = stats["engine"]
     assert engine["policy"] == "continuous"
     assert engine["slots_used"] == 0 and engine["running"] == 0 and engine["waiting"] == 0

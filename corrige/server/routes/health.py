@@ -42,13 +42,14 @@ async def readyz(request: Request, drain: DrainDep, settings: SettingsDep) -> di
 @router.get("/v1/engine/stats")
 async def engine_stats(engine: EngineDep, drain: DrainDep) -> dict:
     """The engine's snapshot (slots, queue, totals), the server's in-flight count, and the engine
-    process's id and restarts (none for an engine thread)."""
+    process's id, its standby's (while one is ready) and its restarts (none for an engine thread)."""
     return {
         "engine": asdict(engine.snapshot()),
         "server": {
             "in_flight": drain.in_flight,
             "draining": drain.draining,
             "engine_pid": getattr(engine, "pid", None),
+            "engine_standby_pid": getattr(engine, "standby_pid", None),
             "engine_restarts": getattr(engine, "restarts", 0),
         },
     }
