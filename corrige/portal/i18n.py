@@ -323,6 +323,7 @@ LANGUAGE_NAMES = {
 ERROR_MESSAGES = {
     "csrf_failed": "error_csrf",
     "rate_limited": "error_rate_limited",
+    "work_limited": "error_rate_limited",
     "body_too_large": "error_too_large",
     "body_timeout": "error_slow",
     "empty_sentence": "error_empty_sentence",

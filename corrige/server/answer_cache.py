@@ -52,6 +52,10 @@ class AnswerCache:
     def __len__(self) -> int:
         return len(self._answers)
 
+    def __contains__(self, prompt: Sequence[int]) -> bool:
+        """Whether an answer is kept for this prompt (counting no hit nor miss, moving nothing)."""
+        return tuple(prompt) in self._answers
+
     def get(self, prompt: Sequence[int], request_id: str) -> RequestOutput | None:
         """The answer kept for this prompt, as the engine's output of a request that ran no step; or None."""
         key = tuple(prompt)

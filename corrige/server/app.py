@@ -23,6 +23,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from corrige import __version__
 from corrige.server import languagetool, openapi
+from corrige.server.admission import Admission
 from corrige.server.context import RequestContextMiddleware
 from corrige.server.errors import install_error_handlers
 from corrige.server.forms import FormPostMiddleware
@@ -61,6 +62,8 @@ def create_app(settings: Settings) -> FastAPI:
     )
     app.state.settings = settings
     app.state.limiters = limiter_factory(settings)  # their database connection (if any) opens on first use
+    # the work budget (in the limiters' store) and the engine's turns, handed to the service once it is built
+    app.state.admission = Admission.from_settings(settings, app.state.limiters)
     app.state.drain = DrainState()
     app.state.tutor = app.state.engine = app.state.service = None
     app.state.tracing = app.state.trace_store = app.state.metrics = None  # set by the lifespan
@@ -105,11 +108,14 @@ def create_app(settings: Settings) -> FastAPI:
 
 @asynccontextmanager
 async def serve_lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """The server's lifespan (`corrige.server.lifecycle`), then the shared rate limiter's
-    connection closed: after the drain, since requests in flight still take tokens."""
+    """The server's lifespan (`corrige.server.lifecycle`), its service given the app's admission
+    (the work budget in the app's limiters), then the shared rate limiter's connection closed:
+    after the drain, since requests in flight still take tokens."""
     limiters: Limiters = app.state.limiters
     try:
         async with lifespan(app):
+            if app.state.service is not None:
+                app.state.service.pipeline.admission = app.state.admission
             yield
     finally:
         await limiters.close()

@@ -46,6 +46,7 @@ class RequestMeta:
     guards_done_at: float | None = None  # the body guard passed: validation starts
     bytes_in: int = 0  # request body size
     fresh: bool = False  # `Cache-Control: no-cache`: no answer from the answer cache
+    client: str = "local"  # the client's address (a trusted proxy's X-Forwarded-For): whose work budget and turn
 
 
 def new_request_id() -> str:
@@ -102,7 +103,9 @@ class RequestContextMiddleware:
             return
         received_at = time.perf_counter()
         request_id = client_request_id(scope["headers"]) or new_request_id()
-        meta = RequestMeta(request_id, received_at, fresh=wants_fresh_answers(scope["headers"]))
+        client = scope.get("client")
+        fresh = wants_fresh_answers(scope["headers"])
+        meta = RequestMeta(request_id, received_at, fresh=fresh, client=client[0] if client else "unknown")
         state = scope.setdefault("state", {})
         state["request_id"] = request_id
         state["received_at"] = received_at

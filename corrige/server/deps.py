@@ -35,7 +35,13 @@ async def get_engine(request: Request) -> Engine:
 
 
 async def get_service(request: Request) -> CorrectionService:
-    return _loaded(request, "service")
+    """The correction service; a POST (one that may send sentences to the model) is refused with 429
+    `work_limited` first while its client's work budget is spent (`corrige.server.admission`), before
+    its text is split or tokenized."""
+    service: CorrectionService = _loaded(request, "service")
+    if request.method == "POST":
+        await service.pipeline.admission.check(meta_of(request).client)
+    return service
 
 
 async def get_drain(request: Request) -> DrainState:

@@ -186,6 +186,15 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
         "`Retry-After` says when to retry",
         where=("rate_limited",),
     ),
+    ErrorCode(
+        429,
+        "work_limited",
+        "the client address's work budget for the model is spent: `WORK_RATE_LIMIT` sentences per second, "
+        "`WORK_RATE_BURST` at once (a sentence, each of a batch, each piece of a text the answer cache does not "
+        "answer, a raw completion); a longer text is not refused, its sentences go at that rate and the next request "
+        "gets this until it is paid for; `Retry-After` says when the budget holds a sentence again",
+        where=("work_limited",),
+    ),
     ErrorCode(500, "internal_error", "a bug or a model failure (logged with the request id)", where=("any",)),
     ErrorCode(500, "bad_budget", "the latency budget file cannot be read (logged)", where=(OBS_SUMMARY,)),
     ErrorCode(
@@ -194,7 +203,13 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
         "a subprocess tool (`/v1/tools/rules`) failed or answered garbage (logged)",
         where=(RULES_TOOL,),
     ),
-    ErrorCode(503, "overloaded", "the engine's waiting queue is full (`max_waiting`); `Retry-After`", where=("model",)),
+    ErrorCode(
+        503,
+        "overloaded",
+        "`max_waiting` requests already wait for the model and this client address holds its share of them "
+        "(`max_waiting` over the clients waiting); `Retry-After`",
+        where=("model",),
+    ),
     ErrorCode(
         503, "tools_busy", "`max_tool_processes` tool processes are already running; `Retry-After`", where=(RULES_TOOL,)
     ),

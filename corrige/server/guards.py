@@ -100,21 +100,30 @@ class DrainMiddleware:
 
 class RateLimiter(Protocol):
     """One limit's buckets, wherever they live: this process's memory (`TokenBucketLimiter`) or
-    a database every replica shares (`corrige.server.shared_limits.SharedBucketLimiter`)."""
+    a database every replica shares (`corrige.server.shared_limits.SharedBucketLimiter`).
+
+    A bucket may go below zero: a take is granted while the bucket holds a whole token and then
+    costs what it costs (`cost`, 1 for a request; a text's sentences for the work budget,
+    `corrige.server.admission`), and the debt is paid off at `rate` before the next take is granted."""
 
     rate: float  # tokens per second, for the refusal's message
 
-    async def take(self, key: str) -> float:
-        """Take a token from `key`'s bucket: 0.0, or the seconds until one is there."""
+    async def take(self, key: str, cost: float = 1.0) -> float:
+        """Take `cost` tokens from `key`'s bucket if it holds a whole one: 0.0, or the seconds until it does."""
+        ...
+
+    async def charge(self, key: str, cost: float) -> float:
+        """Take `cost` tokens from `key`'s bucket whatever it holds; what it held before (after refilling)."""
         ...
 
 
 class TokenBucketLimiter:
     """One bucket of `burst` tokens per client, refilled at `rate` tokens per second.
 
-    `acquire(key)` takes a token and returns 0.0, or returns how many seconds until one is
-    free. The table is bounded: past `max_clients`, buckets that have refilled are dropped
-    (a full bucket is the same as no bucket).
+    `acquire(key, cost)` takes `cost` tokens (1: a request) and returns 0.0 when the bucket held a
+    whole token, or returns how many seconds until it does; `charge(key, cost)` takes them
+    whatever the bucket holds (it may go below zero). The table is bounded: past `max_clients`,
+    buckets that have refilled are dropped (a full bucket is the same as no bucket).
     """
 
     def __init__(
@@ -128,24 +137,40 @@ class TokenBucketLimiter:
         self.max_clients = max_clients
         self._buckets: dict[str, tuple[float, float]] = {}  # key -> (tokens, as of time)
 
-    def acquire(self, key: str) -> float:
+    def acquire(self, key: str, cost: float = 1.0) -> float:
         now = self.clock()
-        tokens, then = self._buckets.get(key, (self.burst, now))
-        tokens = min(self.burst, tokens + (now - then) * self.rate)
+        tokens = self._refilled(key, now)
         if tokens >= 1.0:
-            if key not in self._buckets and len(self._buckets) >= self.max_clients:
-                self._prune(now)
-            self._buckets[key] = (tokens - 1.0, now)
+            self._store(key, tokens - cost, now)
             return 0.0
         self._buckets[key] = (tokens, now)
         return (1.0 - tokens) / self.rate
 
-    async def take(self, key: str) -> float:
-        return self.acquire(key)
+    def spend(self, key: str, cost: float) -> float:
+        now = self.clock()
+        tokens = self._refilled(key, now)
+        self._store(key, tokens - cost, now)
+        return tokens
+
+    async def take(self, key: str, cost: float = 1.0) -> float:
+        return self.acquire(key, cost)
+
+    async def charge(self, key: str, cost: float) -> float:
+        return self.spend(key, cost)
+
+    def _refilled(self, key: str, now: float) -> float:
+        tokens, then = self._buckets.get(key, (self.burst, now))
+        return min(self.burst, tokens + (now - then) * self.rate)
+
+    def _store(self, key: str, tokens: float, now: float) -> None:
+        if key not in self._buckets and len(self._buckets) >= self.max_clients:
+            self._prune(now)
+        self._buckets[key] = (tokens, now)
 
     def _prune(self, now: float) -> None:
-        refill_s = self.burst / self.rate
-        self._buckets = {k: v for k, v in self._buckets.items() if now - v[1] < refill_s}
+        """Drop the buckets that are full again (one in debt takes longer to refill)."""
+        rate, burst = self.rate, self.burst
+        self._buckets = {k: (t, then) for k, (t, then) in self._buckets.items() if (now - then) * rate < burst - t}
 
     def __len__(self) -> int:
         return len(self._buckets)

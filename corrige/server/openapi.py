@@ -86,11 +86,13 @@ def complete(document: dict[str, Any], app: FastAPI) -> dict[str, Any]:
             if named.get(name) is not None:
                 node[keyword] = named[name]
     middleware = {m.cls: m.kwargs for m in app.user_middleware}
+    admission = getattr(app.state, "admission", None)
+    work_budget = admission is not None and admission.budget is not None
     for route in api_routes(app):
         for method in route.methods:
             operation = document["paths"].get(route.path_format, {}).get(method.lower())
             if operation is not None:
-                describe_errors(operation, route, method, middleware, schemas)
+                describe_errors(operation, route, method, middleware, schemas, work_budget)
     for unused in ("HTTPValidationError", "ValidationError"):  # FastAPI's 422 model, never sent
         schemas.pop(unused, None)
     return document
@@ -170,9 +172,15 @@ def text_kinds(operation: dict[str, Any], schemas: dict[str, Any]) -> set[str]:
 
 
 def traits_of(
-    route: Any, method: str, operation: dict[str, Any], middleware: dict[Any, dict], schemas: dict[str, Any]
+    route: Any,
+    method: str,
+    operation: dict[str, Any],
+    middleware: dict[Any, dict],
+    schemas: dict[str, Any],
+    work_budget: bool = False,
 ) -> frozenset[str]:
-    """The traits `error_codes.py`'s `where` names, for one operation of the app."""
+    """The traits `error_codes.py`'s `where` names, for one operation of the app (`work_budget`: the
+    app limits each client's work for the model, `corrige.server.admission`)."""
     path = route.path_format
     traits = {"any"}
     if method in BODY_METHODS:
@@ -184,6 +192,8 @@ def traits_of(
         traits |= {"text", *(f"text:{kind}" for kind in kinds)}
     for call in dependency_calls(route.dependant):
         traits.update(DEPENDENCY_TRAITS.get(call, ()))
+    if work_budget and "model" in traits and method == "POST":  # get_service's check
+        traits.add("work_limited")
     drain = middleware.get(DrainMiddleware)
     if drain is not None and path not in drain["always_open"]:
         traits.add("drained")
@@ -198,11 +208,16 @@ def traits_of(
 
 
 def describe_errors(
-    operation: dict[str, Any], route: Any, method: str, middleware: dict[Any, dict], schemas: dict[str, Any]
+    operation: dict[str, Any],
+    route: Any,
+    method: str,
+    middleware: dict[Any, dict],
+    schemas: dict[str, Any],
+    work_budget: bool = False,
 ) -> None:
     """The operation's error responses from the table, and the codes its schema does not state."""
     key = f"{method} {route.path_format}"
-    traits = traits_of(route, method, operation, middleware, schemas)
+    traits = traits_of(route, method, operation, middleware, schemas, work_budget)
     responses = operation.setdefault("responses", {})
     for status in [s for s in responses if not s.startswith(("1", "2", "3"))]:
         del responses[status]

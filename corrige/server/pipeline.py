@@ -7,10 +7,12 @@
 * `guard`: empty, `max_sentence_chars`, then `check_text` (skipped when the caller checked the
   whole text at the edge already: `Options.checked`). Refusals are `ApiError`s (400 / 422).
 * `tokenize`: `Tutor.build_prompt` (`PromptTooLong` becomes a 422) and the sampling parameters.
-* `engine`: the engine generates (or streams) the answer's tokens. An engine refusal becomes an
-  `ApiError` in one place, `corrige.server.errors.EngineRefusals`. A text's sentence the engine
-  answered lately is answered from `corrige.server.answer_cache` instead (`Options.cached`), and
-  the stage says so (`StageEvent.detail` is `CACHED`).
+* `engine`: the engine generates (or streams) the answer's tokens, once the request's sentences
+  are charged to its client's work budget and each has had its time and its turn
+  (`corrige.server.admission`: 429 `work_limited` was answered before the handler ran). An
+  engine refusal becomes an `ApiError` in one place, `corrige.server.errors.EngineRefusals`. A
+  text's sentence the engine answered lately is answered from `corrige.server.answer_cache`
+  instead (`Options.cached`), and the stage says so (`StageEvent.detail` is `CACHED`).
 * `format`: `Tutor.interpret` reads the tokens back into a `Correction` (or abstains); for an
   answer from the answer cache, the reading kept with it.
 * `rules`: the rule cards behind the edits; a caller that shows none (`Options.rules` off: chat,
@@ -26,6 +28,7 @@ its error if it failed. No stage knows whether the request is traced.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -33,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from corrige.engine import Engine, RequestOutput, RequestStream, SamplingParams, TokenEvent
+from corrige.server.admission import Admission, Schedule
 from corrige.server.answer_cache import AnswerCache
 from corrige.server.context import RequestMeta
 from corrige.server.errors import ApiError, EngineRefusals, from_prompt_too_long
@@ -90,6 +94,7 @@ class SentenceRun:
     # kernel often switches threads right there, stalling the whole process.
     cpu_s: float = 0.0
     model_cpu_s: float = 0.0  # its share of the engine's forward passes
+    waited_s: float = 0.0  # before the engine: its time in its client's schedule and its wait for a turn
 
 
 @dataclass(slots=True)
@@ -100,6 +105,8 @@ class RequestRun:
     options: Options = Options()
     sentences: list[SentenceRun] = field(default_factory=list)
     validated: bool = False
+    # its sentences for the engine charged to the client's work budget (once, by the first to go): when each goes
+    charged: asyncio.Future[Schedule | None] | None = None
 
 
 @dataclass(slots=True)
@@ -161,8 +168,11 @@ class CorrectionPipeline:
         rules: RuleLookup | None = None,
         observers: Sequence[StageObserver] = (),
         answers: AnswerCache | None = None,
+        admission: Admission | None = None,
     ) -> None:
         self.tutor = tutor
+        # the work budget and the engine's turns; the app hands the service its own (corrige.server.app)
+        self.admission = admission or Admission.from_settings(settings)
         self.answers = answers  # None: every sentence goes to the engine
         self.engine = engine
         self.settings = settings
@@ -229,20 +239,51 @@ class CorrectionPipeline:
             if output is not None:
                 event.detail = CACHED
             else:
-                output = await self.engine.generate(sentence.prompt, sentence.params, request_id=engine_id)
+                schedule = await self.schedule(run)
+                waited = time.perf_counter()
+                async with self.admission.turn(run.meta.client, schedule) as left:
+                    waited = time.perf_counter() - waited
+                    output = await self.engine.generate(
+                        sentence.prompt, sentence.params, request_id=engine_id, queue_timeout_s=left
+                    )
                 if answers is not None:
                     answers.put(sentence.prompt, output)
+                sentence.waited_s = waited
             self._engine_done(sentence, output)
         return output
 
-    def open_stream(self, run: RequestRun, sentence: SentenceRun) -> RequestStream:
-        """Submit for streaming (the engine stage runs in `tokens`); an engine refusal raises at once."""
+    async def open_stream(self, run: RequestRun, sentence: SentenceRun) -> HeldStream:
+        """Submit for streaming once the sentence has its turn (the engine stage runs in `tokens`);
+        a refusal raises before the stream starts."""
         assert sentence.params is not None
+        schedule = await self.schedule(run)
         with self.refusals:
             engine_id = self.engine_id(run.meta.request_id)
-            return self.engine.stream(sentence.prompt, sentence.params, request_id=engine_id)
+            return await self.stream(run.meta.client, schedule, sentence.prompt, sentence.params, engine_id)
 
-    async def tokens(self, run: RequestRun, sentence: SentenceRun, stream: RequestStream) -> AsyncIterator[TokenEvent]:
+    async def schedule(self, run: RequestRun) -> Schedule | None:
+        """The request's sentences for the engine charged to its client's work budget, once (by the
+        first of them to get here): when each may go. A text's pieces that the answer cache will
+        answer are not charged."""
+        if run.charged is None:
+            answers = None if run.meta.fresh else self._answers(run)
+            cost = sum(1 for s in run.sentences if s.output is None and (answers is None or s.prompt not in answers))
+            run.charged = asyncio.ensure_future(self.admission.charge(run.meta.client, cost))
+        return await asyncio.shield(run.charged)  # one piece cancelled must not cancel the others' charge
+
+    async def stream(
+        self, client: str, schedule: Schedule | None, prompt: list[int], params: SamplingParams, engine_id: str
+    ) -> HeldStream:
+        """A stream submitted once it has its turn, holding its place in the engine until it ends."""
+        left = await self.admission.enter(client, schedule)
+        try:
+            stream = self.engine.stream(prompt, params, request_id=engine_id, queue_timeout_s=left)
+        except BaseException:
+            self.admission.leave()
+            raise
+        return HeldStream(stream, self.admission.leave)
+
+    async def tokens(self, run: RequestRun, sentence: SentenceRun, stream: HeldStream) -> AsyncIterator[TokenEvent]:
         """The engine stage of a stream: its tokens as they decode."""
         with self._stage(ENGINE, run, sentence, "engine", on_cpu=False), self.refusals:
             async for token in stream:
@@ -314,5 +355,50 @@ class CorrectionPipeline:
     def _engine_done(sentence: SentenceRun, output: RequestOutput) -> None:
         sentence.output = output
         stats = output.stats
-        sentence.timings_ms.update(queue=ms(stats.queue_s), prefill=ms(stats.prefill_s), decode=ms(stats.decode_s))
+        # the wait for the model: the sentence's time in its client's schedule and for its turn, then in the engine
+        queue_s = (stats.queue_s or 0.0) + sentence.waited_s
+        sentence.timings_ms.update(queue=ms(queue_s), prefill=ms(stats.prefill_s), decode=ms(stats.decode_s))
         sentence.model_cpu_s += stats.model_cpu_s
+
+
+class HeldStream:
+    """An engine stream that holds its place in the engine (`Admission`) until it ends: its output
+    read, an error, `aclose()`, or dropped unread (a client that left before the stream started)."""
+
+    def __init__(self, stream: RequestStream, leave: Callable[[], None]) -> None:
+        self.stream = stream
+        self.request_id = stream.request_id
+        self._leave: Callable[[], None] | None = leave
+        self._loop = asyncio.get_running_loop()
+
+    @property
+    def output(self) -> RequestOutput | None:
+        return self.stream.output
+
+    def __aiter__(self) -> HeldStream:
+        return self
+
+    async def __anext__(self) -> TokenEvent:
+        try:
+            return await self.stream.__anext__()
+        except BaseException:  # the end, an error, or the caller cancelled (the stream aborts its request)
+            self._release()
+            raise
+
+    async def aclose(self) -> None:
+        try:
+            await self.stream.aclose()
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        leave, self._leave = self._leave, None
+        if leave is not None:
+            leave()
+
+    def __del__(self) -> None:
+        if self._leave is not None:
+            try:
+                self._loop.call_soon_threadsafe(self._release)
+            except RuntimeError:  # the event loop is closed: nothing waits for the place
+                pass

@@ -18,12 +18,13 @@ from dataclasses import dataclass
 
 from fastapi.responses import Response
 
-from corrige.engine import Engine, FinishReason, RequestOutput, RequestStream, SamplingParams
+from corrige.engine import Engine, FinishReason, RequestOutput, SamplingParams
+from corrige.server.admission import Admission
 from corrige.server.answer_cache import AnswerCache
 from corrige.server.context import RequestMeta
 from corrige.server.errors import ApiError, error_body
 from corrige.server.guards import check_text
-from corrige.server.pipeline import CorrectionPipeline, Options, RequestRun, SentenceRun, ms
+from corrige.server.pipeline import CorrectionPipeline, HeldStream, Options, RequestRun, SentenceRun, ms
 from corrige.server.schemas import BatchCorrectResponse, CorrectionOut, CorrectResponse, EditOut, RuleOut, Usage
 from corrige.server.settings import Settings
 from corrige.server.sse import event
@@ -74,7 +75,14 @@ def result(
 class CorrectionService:
     """Sentences in, `CorrectResponse`s out, through the pipeline and the batching engine."""
 
-    def __init__(self, tutor: TutorFront, engine: Engine, settings: Settings, rules: RuleLookup | None = None) -> None:
+    def __init__(
+        self,
+        tutor: TutorFront,
+        engine: Engine,
+        settings: Settings,
+        rules: RuleLookup | None = None,
+        admission: Admission | None = None,
+    ) -> None:
         self.tutor = tutor
         self.engine = engine
         self.settings = settings
@@ -83,7 +91,7 @@ class CorrectionService:
             rules.busy = self.engine_busy
         spans = StageSpans(tutor.cfg, settings)
         self.answers = AnswerCache(settings.answer_cache_size) if settings.answer_cache_size else None
-        self.pipeline = CorrectionPipeline(tutor, engine, settings, rules, [spans], self.answers)
+        self.pipeline = CorrectionPipeline(tutor, engine, settings, rules, [spans], self.answers, admission)
 
     # ---- one sentence ----
 
@@ -100,18 +108,16 @@ class CorrectionService:
 
         return Response(pipeline.respond(run, body), media_type=JSON)
 
-    def open_stream(
+    async def open_stream(
         self, sentence: str, meta: RequestMeta, rules: bool = True
-    ) -> tuple[RequestRun, SentenceRun, RequestStream]:
+    ) -> tuple[RequestRun, SentenceRun, HeldStream]:
         """validate, guard, tokenize, then submit: refusals (`ApiError`) answer before a stream starts."""
         pipeline = self.pipeline
         run = pipeline.begin(meta, Options(rules=rules))
         prepared = pipeline.prepare(run, sentence)
-        return run, prepared, pipeline.open_stream(run, prepared)
+        return run, prepared, await pipeline.open_stream(run, prepared)
 
-    async def correct_events(
-        self, run: RequestRun, prepared: SentenceRun, stream: RequestStream
-    ) -> AsyncIterator[bytes]:
+    async def correct_events(self, run: RequestRun, prepared: SentenceRun, stream: HeldStream) -> AsyncIterator[bytes]:
         """SSE for one correction (the protocol: docs/api.md, "Streaming"): `token` events with the
         corrected sentence as the model writes it (whole characters; never the separator nor the
         gloss), then `settle`'s events, then one `result` event with the full `CorrectResponse`;
@@ -204,9 +210,13 @@ class CorrectionService:
         params = SamplingParams(max_tokens=max_tokens, stop_token_ids=(self.pipeline.eos,), **sampling)
         return ids, params
 
-    async def complete_raw(self, ids: list[int], params: SamplingParams, request_id: str) -> RawGeneration:
-        with self.pipeline.refusals:
-            output = await self.engine.generate(ids, params, request_id=self.pipeline.engine_id(request_id))
+    async def complete_raw(self, ids: list[int], params: SamplingParams, meta: RequestMeta) -> RawGeneration:
+        pipeline = self.pipeline
+        schedule = await pipeline.admission.charge(meta.client, 1)
+        with pipeline.refusals:
+            async with pipeline.admission.turn(meta.client, schedule) as left:
+                engine_id = pipeline.engine_id(meta.request_id)
+                output = await self.engine.generate(ids, params, request_id=engine_id, queue_timeout_s=left)
         return RawGeneration(
             text=self.tutor.tokenizer.decode(output.token_ids),
             prompt_tokens=len(ids),
@@ -214,9 +224,11 @@ class CorrectionService:
             finish_reason=finish_reason(output),
         )
 
-    def open_raw_stream(self, ids: list[int], params: SamplingParams, request_id: str) -> RequestStream:
-        with self.pipeline.refusals:
-            return self.engine.stream(ids, params, request_id=self.pipeline.engine_id(request_id))
+    async def open_raw_stream(self, ids: list[int], params: SamplingParams, meta: RequestMeta) -> HeldStream:
+        pipeline = self.pipeline
+        schedule = await pipeline.admission.charge(meta.client, 1)
+        with pipeline.refusals:
+            return await pipeline.stream(meta.client, schedule, ids, params, pipeline.engine_id(meta.request_id))
 
     # ---- helpers ----
 

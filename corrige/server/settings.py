@@ -93,6 +93,12 @@ class Settings(BaseSettings):
     # rate_limit = 0 turns off every limit, this one and the tools' included
     portal_rate_limit: float = Field(5.0, ge=0)  # requests per second per session; 0 disables it
     portal_rate_burst: int = Field(0, ge=0)  # 0: twice the rate (at least 1)
+    # the model's work per client: sentences per second it may send to the engine (a sentence, each of a batch,
+    # each piece of a text the answer cache does not answer, a raw completion); a text longer than the burst
+    # goes at this rate, and the client's next request is refused (429 work_limited) until it is paid for.
+    # 0 disables it, as rate_limit = 0 does (see corrige/server/admission.py)
+    work_rate_limit: float = Field(20.0, ge=0)
+    work_rate_burst: int = Field(0, ge=0)  # sentences at once; 0: five seconds' worth (at least 1)
     # where the buckets live: "memory" (this process's), "postgresql" (shared by every replica), or "auto":
     # PostgreSQL when rate_limit_url or database_url is set, else memory (see docs/scaling.md)
     rate_limit_store: Literal["auto", "memory", "postgresql"] = "auto"
@@ -223,3 +229,7 @@ class Settings(BaseSettings):
     @property
     def portal_burst(self) -> int:
         return self.portal_rate_burst or max(1, round(2 * self.portal_rate_limit))
+
+    @property
+    def work_burst(self) -> int:
+        return self.work_rate_burst or max(1, round(5 * self.work_rate_limit))

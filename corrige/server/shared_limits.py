@@ -52,16 +52,31 @@ CREATE UNLOGGED TABLE IF NOT EXISTS {TABLE} (
 # the bucket refilled from the time since its last take (never backwards: a statement that began
 # earlier may get the row lock later), capped at the burst
 _REFILLED = "LEAST(%(burst)s, b.tokens + GREATEST(0, EXCLUDED.updated - b.updated) * %(rate)s)"
+# a take costs `cost` (1 for a request) when the bucket holds a whole token; it may go below zero
 _TAKE = f"""
 INSERT INTO {TABLE} AS b (bucket, key, tokens, updated, granted)
-VALUES (%(bucket)s, %(key)s, %(burst)s - 1, extract(epoch FROM clock_timestamp()), true)
+VALUES (%(bucket)s, %(key)s, %(burst)s - %(cost)s, extract(epoch FROM clock_timestamp()), true)
 ON CONFLICT (bucket, key) DO UPDATE SET
-    tokens = CASE WHEN {_REFILLED} >= 1 THEN {_REFILLED} - 1 ELSE {_REFILLED} END,
+    tokens = CASE WHEN {_REFILLED} >= 1 THEN {_REFILLED} - %(cost)s ELSE {_REFILLED} END,
     granted = {_REFILLED} >= 1,
     updated = GREATEST(b.updated, EXCLUDED.updated)
 RETURNING tokens, granted
 """
-_PRUNE = f"DELETE FROM {TABLE} WHERE bucket = %s AND updated < extract(epoch FROM clock_timestamp()) - %s"
+# a charge costs `cost` whatever the bucket holds, and says what it held before
+_CHARGE = f"""
+INSERT INTO {TABLE} AS b (bucket, key, tokens, updated, granted)
+VALUES (%(bucket)s, %(key)s, %(burst)s - %(cost)s, extract(epoch FROM clock_timestamp()), true)
+ON CONFLICT (bucket, key) DO UPDATE SET
+    tokens = {_REFILLED} - %(cost)s,
+    granted = true,
+    updated = GREATEST(b.updated, EXCLUDED.updated)
+RETURNING tokens + %(cost)s
+"""
+# the rows that are full again: a bucket in debt takes longer to refill than an empty one
+_PRUNE = f"""
+DELETE FROM {TABLE}
+WHERE bucket = %(bucket)s AND updated + (%(burst)s - tokens) / %(rate)s < extract(epoch FROM clock_timestamp())
+"""
 
 
 class BucketStore:
@@ -84,24 +99,39 @@ class BucketStore:
         except ImportError:  # every take fails open, saying what is missing
             pass
 
-    async def take(self, bucket: str, key: str, rate: float, burst: float) -> float:
-        """Take a token from `bucket`'s row for `key`: 0.0, or the seconds until one is there.
-        0.0 too while the database cannot be reached (see the module's docstring)."""
+    async def take(self, bucket: str, key: str, rate: float, burst: float, cost: float = 1.0) -> float:
+        """Take `cost` tokens from `bucket`'s row for `key` if it holds a whole one: 0.0, or the
+        seconds until it does. 0.0 too while the database cannot be reached (see the module's docstring)."""
+        row = await self._run(_TAKE, bucket, key, rate, burst, cost)
+        if row is None:
+            return 0.0
+        tokens, granted = row
+        return 0.0 if granted else (1.0 - tokens) / rate
+
+    async def charge(self, bucket: str, key: str, rate: float, burst: float, cost: float) -> float:
+        """Take `cost` tokens from `bucket`'s row for `key` whatever it holds: what it held before.
+        The burst while the database cannot be reached (nothing is held back)."""
+        row = await self._run(_CHARGE, bucket, key, rate, burst, cost)
+        return burst if row is None else row[0]
+
+    async def _run(self, statement: str, bucket: str, key: str, rate: float, burst: float, cost: float):
+        """One statement on the bucket's row: its row, or None when the database cannot be reached."""
         now = time.monotonic()
         if now < self._retry_at:
-            return 0.0
+            return None
         try:
             conn = await self._connection()
-            params = {"bucket": bucket, "key": key, "rate": rate, "burst": burst}
-            cursor = await asyncio.wait_for(conn.execute(_TAKE, params), self.timeout_s)
-            tokens, granted = await cursor.fetchone()
+            params = {"bucket": bucket, "key": key, "rate": rate, "burst": burst, "cost": cost}
+            cursor = await asyncio.wait_for(conn.execute(statement, params), self.timeout_s)
+            row = await cursor.fetchone()
             if now - self._pruned_at.get(bucket, -PRUNE_EVERY_S) >= PRUNE_EVERY_S:
                 self._pruned_at[bucket] = now
-                await asyncio.wait_for(conn.execute(_PRUNE, (bucket, burst / rate)), self.timeout_s)
+                prune = {"bucket": bucket, "burst": burst, "rate": rate}
+                await asyncio.wait_for(conn.execute(_PRUNE, prune), self.timeout_s)
         except self._errors as exc:
             self._failed(exc)
-            return 0.0
-        return 0.0 if granted else (1.0 - tokens) / rate
+            return None
+        return row
 
     async def _connection(self):
         loop = asyncio.get_running_loop()
@@ -155,8 +185,11 @@ class SharedBucketLimiter:
         self.rate = rate
         self.burst = float(burst)
 
-    async def take(self, key: str) -> float:
-        return await self.store.take(self.name, key, self.rate, self.burst)
+    async def take(self, key: str, cost: float = 1.0) -> float:
+        return await self.store.take(self.name, key, self.rate, self.burst, cost)
+
+    async def charge(self, key: str, cost: float) -> float:
+        return await self.store.charge(self.name, key, self.rate, self.burst, cost)
 
 
 LimiterFactory = Callable[[str, float, int], RateLimiter]

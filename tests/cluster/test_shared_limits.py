@@ -80,6 +80,48 @@ def test_concurrent_takes_from_two_connections_never_overspend(postgres):
     assert sum(1 for wait in waits if wait == 0.0) == 5, waits
 
 
+def test_the_work_budget_charges_a_text_whole_and_both_replicas_wait_for_the_debt(postgres):
+    """A text of 10 sentences against a burst of 3 (corrige.server.admission): charged in one
+    statement, below zero; either replica's check then waits for the same debt; another client's
+    bucket is untouched."""
+    url = postgres.fresh_url("limits")
+
+    async def scenario():
+        one, two, limiters = two_replicas(url, rate=0.001, burst=3)
+        try:
+            held = await limiters[0].charge("10.0.0.1", 10)
+            waits = [await limiters[i].take("10.0.0.1", 0) for i in (0, 1)]  # a check takes nothing
+            other = await limiters[1].take("10.0.0.2", 0)
+        finally:
+            await one.close()
+            await two.close()
+        return held, waits, other
+
+    held, waits, other = asyncio.run(scenario())
+    assert held == pytest.approx(3.0, abs=0.01)  # the burst: what the bucket held before the charge
+    # from -7 to one whole sentence at 0.001/s: 8,000 s, on both connections
+    assert all(7990 < wait <= 8000 for wait in waits), waits
+    assert other == 0.0
+
+
+def test_a_bucket_in_debt_is_kept_until_it_is_full_again(postgres):
+    import psycopg
+
+    url = postgres.fresh_url("limits")
+
+    async def scenario(limiter, store):
+        await limiter.charge("in-debt", 10)  # 1 - 10 = -9: full again 1 s later at 10/s
+        await limiter.take("paid")  # full again 100 ms later
+        await asyncio.sleep(0.3)
+        store._pruned_at.clear()  # as if a minute had passed
+        await limiter.take("kept")
+
+    with_limiter(url, 10.0, scenario)
+    with psycopg.connect(url, autocommit=True) as conn:
+        keys = {key for (key,) in conn.execute(f"SELECT key FROM {TABLE}")}
+    assert keys == {"in-debt", "kept"}
+
+
 def with_limiter(url: str, rate: float, scenario):
     """`scenario(limiter, store)` run with one limiter (burst 1) on a connection of its own."""
 

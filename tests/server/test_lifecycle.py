@@ -81,7 +81,8 @@ def test_a_full_queue_answers_503_overloaded_with_retry_after(make_settings, gat
             gate.release()  # its prefill runs; its next step waits at the gate
             await wait_until(lambda: engine.snapshot().running == 1, "the first request runs")
             second = asyncio.create_task(client.post(URL, json={"sentence": "Second."}))
-            await wait_until(lambda: engine.snapshot().waiting == 1, "the second request waits")
+            # it waits for its turn in the server (corrige.server.admission), the engine's one place taken
+            await wait_until(lambda: app.state.admission.gate.waiting == 1, "the second request waits")
             refused = await client.post(URL, json={"sentence": "Third."})
             gate.release(100_000)
             return refused, await first, await second
@@ -104,7 +105,8 @@ def test_waiting_past_the_queue_deadline_answers_504(make_settings, gate):
             gate.release()  # its prefill runs; its next step waits at the gate
             await wait_until(lambda: engine.snapshot().running == 1, "the first request runs")
             late = asyncio.create_task(client.post(URL, json={"sentence": "Second."}))
-            await wait_until(lambda: engine.snapshot().waiting == 1, "the second request waits")
+            # it waits for its turn in the server (corrige.server.admission), the engine's one place taken
+            await wait_until(lambda: app.state.admission.gate.waiting == 1, "the second request waits")
             await asyncio.sleep(0.2)  # past its 50 ms deadline while the first holds the only slot
             gate.release(100_000)
             return await first, await late

@@ -158,7 +158,7 @@ def test_an_operation_documents_no_status_it_cannot_answer_with(document):
     assert 403 not in statuses(document, "GET", "/portal/api/progress")  # reads: no CSRF token needed
     assert 422 not in statuses(document, "POST", "/portal/api/exams")  # no body to validate
     assert 404 not in statuses(document, "POST", "/v1/grammar/correct")
-    assert 429 not in statuses(document, "POST", "/v1/grammar/correct")  # rate limits off
+    assert 429 not in statuses(document, "POST", "/v1/grammar/correct")  # rate limits off, the work budget with them
     assert not any(401 in statuses(document, m.upper(), p) for p, ops in document["paths"].items() for m in ops)
     # FastAPI's own 422 model is never sent: gone from the document
     assert "HTTPValidationError" not in document["components"]["schemas"]
@@ -166,9 +166,12 @@ def test_an_operation_documents_no_status_it_cannot_answer_with(document):
 
 def test_rate_limits_and_the_operator_token_are_documented_where_they_apply(make_client):
     document = make_client(rate_limit=5, admin_token="secret").get("/openapi.json").json()
-    assert codes(document, "POST", "/v1/grammar/correct", 429) == ["rate_limited"]
-    assert codes(document, "POST", "/portal/api/correct", 429) == ["rate_limited"]
+    # the POSTs that may reach the model: the client's work budget for it too (corrige.server.admission)
+    for path in ("/v1/grammar/correct", "/v1/grammar/correct:batch", "/v1/completions", "/v1/chat/completions"):
+        assert codes(document, "POST", path, 429) == ["rate_limited", "work_limited"], path
+    assert codes(document, "POST", "/portal/api/correct", 429) == ["rate_limited", "work_limited"]
     assert codes(document, "POST", "/v1/tools/rules", 429) == ["rate_limited"]
+    assert codes(document, "GET", "/portal/api/quiz/question", 429) == ["rate_limited"]
     assert codes(document, "GET", "/v1/engine/stats", 429) == ["rate_limited"]  # every route is
     assert codes(document, "GET", "/healthz", 429) == ["rate_limited"]  # the probes by a bucket of their own
     assert codes(document, "GET", "/v1/engine/stats", 401) == ["unauthorized"]

@@ -47,7 +47,7 @@ async def correct(
     assert body.sentence is not None  # the request model holds exactly one of the two
     if not body.stream:
         return await service.correct(body.sentence, meta, body.rules)
-    run, prepared, stream = service.open_stream(body.sentence, meta, body.rules)  # refusals answer before the stream
+    run, prepared, stream = await service.open_stream(body.sentence, meta, body.rules)  # refusals answer before it
     events = service.correct_events(run, prepared, stream)
     return StreamingResponse(events, media_type=SSE_MEDIA_TYPE, headers=SSE_HEADERS)
 

@@ -17,10 +17,10 @@ from collections.abc import AsyncIterator, Sequence
 from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 
-from corrige.engine import RequestStream
 from corrige.server.context import RequestMeta
 from corrige.server.deps import ServiceDep, SettingsDep, meta_of
 from corrige.server.errors import ApiError, error_body
+from corrige.server.pipeline import HeldStream
 from corrige.server.schemas import (
     AssistantMessage,
     ChatChoice,
@@ -83,19 +83,20 @@ async def completions(
     body: CompletionRequest, service: ServiceDep, settings: SettingsDep, request: Request
 ) -> Response | CompletionResponse:
     """The raw model: continue a prompt (text after a <bos> token, or token ids)."""
-    request_id = served_meta(request, body.model, settings).request_id
+    meta = served_meta(request, body.model, settings)
+    request_id = meta.request_id
     ids, params = service.raw_prompt(
         body.prompt, body.max_tokens, temperature=body.temperature, top_p=body.top_p, seed=body.seed
     )
     completion_id, created = f"cmpl-{request_id}", int(time.time())
     if body.stream:
-        stream = service.open_raw_stream(ids, params, request_id)
+        stream = await service.open_raw_stream(ids, params, meta)
         include_usage = bool(body.stream_options and body.stream_options.include_usage)
         chunks = completion_chunks(
             service, stream, request_id, completion_id, created, body.model, len(ids), include_usage
         )
         return StreamingResponse(chunks, media_type=SSE_MEDIA_TYPE, headers=SSE_HEADERS)
-    gen = await service.complete_raw(ids, params, request_id)
+    gen = await service.complete_raw(ids, params, meta)
     return CompletionResponse(
         id=completion_id,
         created=created,
@@ -107,7 +108,7 @@ async def completions(
 
 async def completion_chunks(
     service: CorrectionService,
-    stream: RequestStream,
+    stream: HeldStream,
     request_id: str,
     completion_id: str,
     created: int,
