@@ -10,7 +10,7 @@ from corrige.server.app import create_app
 from corrige.server.service import STAGES
 
 FIELDS = {"request_id", "sentence", "corrected", "changed", "explanation", "abstained", "edits", "rules"}
-FIELDS |= {"usage", "timings_ms"}
+FIELDS |= {"usage", "timings_ms", "more_errors"}
 
 
 def parse_sse(text: str) -> list[tuple[str | None, str]]:

@@ -106,8 +106,12 @@ REFUSING_SITES = {
     "chat": lambda c: c.post(
         "/v1/chat/completions", json={"model": "corrige-tutor", "messages": [{"role": "user", "content": INJECTION}]}
     ),
+    "text": lambda c: c.post("/v1/grammar/correct", json={"text": INJECTION}),
     "portal": lambda c: c.post("/portal/api/correct", json={"sentence": INJECTION}),
 }
+# a text (a `text` request, a chat message) is checked whole at the edge, before its sentences'
+# stages: the refusal is the same, with no stage of a sentence behind it
+TEXT_SITES = ("chat", "text")
 
 
 @pytest.mark.parametrize("site", list(REFUSING_SITES))
@@ -116,7 +120,8 @@ def test_a_guard_refusal_is_the_same_typed_error_on_every_route(app_and_recorder
     response = REFUSING_SITES[site](client)
     assert response.status_code == 400 and error_of(response)["code"] == "prompt_injection"
     request_id = response.headers["x-request-id"]
-    assert recorder.errors(request_id) == [(P.GUARD, "prompt_injection")]
+    if site not in TEXT_SITES:
+        assert recorder.errors(request_id) == [(P.GUARD, "prompt_injection")]
     assert P.ENGINE not in recorder.stages(request_id)  # refused before the model
 
 
