@@ -24,7 +24,8 @@ def test_bench_text_times_the_email_and_its_sentence_and_writes_json(model_dir, 
     }
     figures = result["figures"]
     assert figures["ratio_p50"] == figures["email_p50_ms"] / figures["sentence_p50_ms"]
-    assert 8 <= result["email"]["sentences"] <= 10 and result["email"]["pieces"] >= result["email"]["sentences"]
+    # every sentence is read, in one piece or more, but the greeting ("Dear Ana,"), which is not sent
+    assert 8 <= result["email"]["sentences"] <= 10 and result["email"]["pieces"] >= result["email"]["sentences"] - 1
     # the email's pieces are more work than one sentence, in fewer steps than one sentence's times their number
     assert figures["email_engine_prompt_tokens_p50"] > figures["sentence_engine_prompt_tokens_p50"] > 0
     assert 0 < figures["email_engine_steps_p50"] < result["email"]["pieces"] * figures["sentence_engine_steps_p50"]
