@@ -23,7 +23,7 @@ from conftest import portal_env
 from e2e_support import ServerProcess
 
 SUBMISSIONS = 1_000  # quiz answers sent (or cut off by a kill) per backend, over all the cycles
-CYCLES = {"sqlite": 20, "postgresql": 8}  # kill -9 restarts (a server start is most of a cycle's time)
+CYCLES = {"sqlite": 8, "postgresql": 8}  # kill -9 restarts (a server start is most of a cycle's time)
 WORKERS = 6  # concurrent clients
 KILL_AFTER = (0.2, 0.5)  # the kill comes after this share of a burst's answers is acknowledged (drawn per burst)
 
