@@ -44,7 +44,7 @@ def server(serving_model, tmp_path_factory):
         "CORRIGE_ACCESS_LOG": "false",
         "CORRIGE_RULES": "off",  # no encoder to load: the page is the point here
         "CORRIGE_TRACE_STORE": str(store_path),
-        "CORRIGE_N_SLOTS": "4",  # bursts of 8 corrections: 4 run, 4 wait (queue depth on the page)
+        "CORRIGE_N_SLOTS": "4",  # bursts of 8 corrections: 4 run, 4 wait their turn
     }
     process = ServerProcess(UVICORN, env, tmp / "server.log")
     try:
@@ -106,7 +106,9 @@ def test_dashboard_shows_the_api_numbers_live(server, serving_model):
         "every trace in the store",
     )
     assert max(data["steps"]["batch_max"]) >= 2  # the bursts were batched...
-    assert max(data["steps"]["waiting_max"]) >= 1  # ...and some of them queued for a slot
+    # ...never past the 4 slots: the others waited their turn in the server's fair admission, which
+    # lets into the engine only what its batch holds (so the engine's own queue stays empty)
+    assert max(data["steps"]["batch_max"]) <= 4
 
     ARTIFACTS.mkdir(exist_ok=True)
     requested: list[str] = []
@@ -177,7 +179,7 @@ def test_dashboard_shows_the_api_numbers_live(server, serving_model):
             batch_max = float(page.locator("#batch-chart").get_attribute("data-max"))
             assert batch_max == max(max(api["steps"]["batch_max"]), max(api["steps"]["batch_mean"])) >= 2
             queue_max = float(page.locator("#queue-chart").get_attribute("data-max"))
-            assert queue_max == max(api["steps"]["waiting_max"]) >= 1
+            assert queue_max == max(api["steps"]["waiting_max"])  # the engine's queue (empty: see above)
             assert page.locator("#queue-chart polyline").count() == 2
 
             # a stage hot on too few samples: grey and "too few samples (n=…)", never red nor flagged
