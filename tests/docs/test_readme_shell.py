@@ -77,6 +77,11 @@ def make_lines() -> list[list[str]]:
     return lines
 
 
+def outside_make() -> dict[str, str]:
+    """This process's environment without what a calling `make` (as `make test` is) passes down to a nested one."""
+    return {k: v for k, v in os.environ.items() if k not in {"MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES"}}
+
+
 def port_of(line: list[str]) -> str:
     return next((arg.removeprefix("PORT=") for arg in line if arg.startswith("PORT=")), "8000")
 
@@ -86,7 +91,14 @@ def test_the_readmes_make_commands_run_what_they_say(venv):
     lines = make_lines()
     assert {" ".join(line[:2]) for line in lines} == {"make serve", "make test"}
     for line in lines:
-        run = subprocess.run([*line, "-n", "-o", SET_UP], cwd=REPO, capture_output=True, text=True, timeout=60)
+        run = subprocess.run(
+            [*line, "-n", "--no-print-directory", "-o", SET_UP],
+            cwd=REPO,
+            env=outside_make(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert run.returncode == 0, f"{shlex.join(line)}: {run.stdout}{run.stderr}"
         recipe = run.stdout.splitlines()
         if line[1] == "serve":
@@ -107,7 +119,7 @@ def test_make_serve_on_another_port_serves_a_correction(venv, tmp_path):
     (line,) = [line for line in make_lines() if line[1] == "serve" and port_of(line) != "8000"]
     port = free_port()
     command = [arg if not arg.startswith("PORT=") else f"PORT={port}" for arg in line]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CORRIGE_")}
+    env = {k: v for k, v in outside_make().items() if not k.startswith("CORRIGE_")}
     env |= {"CORRIGE_TRACE_STORE": str(tmp_path / "traces.sqlite"), "CORRIGE_PORTAL_DB": str(tmp_path / "portal.db")}
     log = tmp_path / "make-serve.log"
     with open(log, "wb") as out:
