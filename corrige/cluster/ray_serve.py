@@ -13,6 +13,10 @@ what the proxy gives it; the API, its errors and its streams pass through unchan
   (503 `draining`, `drain_grace_s`) and closes the engine.
 * metrics: each replica serves `/metrics` on its own port (`metrics_port.py`); through the
   proxy `/metrics` is refused (`BehindProxy`).
+* a replica that dies under a request: the proxy sends it once more, else answers 503
+  `replica_unavailable` (`proxy.py`, which `start_ray` has the proxy load).
+* ports: with a loopback `--host`, every server of Ray's (its daemons, the proxy, each replica's
+  gRPC server) listens on 127.0.0.1 (`start_ray`, `_replica_grpc_on_loopback`).
 
     corrige serve --replicas 2                       # `run` below
     serve run deploy/ray/serve.yaml                  # the same application from Ray's CLI
@@ -21,23 +25,27 @@ what the proxy gives it; the API, its errors and its streams pass through unchan
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import os
 import signal
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 from ray import serve
 
 from corrige.cluster.metrics_port import start_metrics_listener
+from corrige.cluster.proxy import PROXY_CALLBACK
 from corrige.cluster.replica import (
     DEFAULT_METRICS_PORT,
     METRICS_PORT_SPAN,
     UNREADY_GRACE_S,
     ReplicaPlan,
+    node_ip_address,
     replica_settings,
 )
 from corrige.model.blas import limit_blas_threads
@@ -56,6 +64,7 @@ class CorrigeReplica:
     """One replica: the app, the readiness check Ray calls, and the replica's metrics port."""
 
     def __init__(self, settings: dict[str, Any], metrics_host: str, metrics_port: int) -> None:
+        _replica_grpc_on_loopback()
         self.settings = Settings(**settings)
         limit_blas_threads(self.settings.blas_threads)
         check_model_dir(self.settings)
@@ -109,6 +118,29 @@ class CorrigeReplica:
 
 
 CorrigeDeployment = serve.deployment(name="corrige")(CorrigeReplica)
+
+
+def _replica_grpc_on_loopback() -> None:
+    """On a node whose address is 127.0.0.1 (`start_ray` with a loopback host), this replica's gRPC
+    server for the proxy's requests listens there too.
+
+    Ray Serve starts that server once the replica is built, on `[::]:0` written into its code (every
+    interface; no setting changes it); the proxy connects to it at the node's address, so on a
+    loopback node 127.0.0.1 is all it needs. The address is rewritten as the replica adds the port;
+    should Ray's code change, the server stays where Ray puts it, and the e2e test says so."""
+    import ray
+    from ray.serve._private import replica as ray_replica
+
+    add_port = getattr(ray_replica, "add_port_to_grpc_server", None)
+    if add_port is None or ray.util.get_node_ip_address() != "127.0.0.1":
+        return
+
+    def add_port_on_loopback(server: Any, address: str) -> Any:
+        if address.startswith("[::]:"):
+            address = "127.0.0.1:" + address.removeprefix("[::]:")
+        return add_port(server, address)
+
+    ray_replica.add_port_to_grpc_server = add_port_on_loopback
 
 
 class BehindProxy:
@@ -183,19 +215,10 @@ def run(overrides: dict[str, Any], plan: ReplicaPlan, host: str, port: int) -> N
     SIGINT, then delete the application (each replica drains) and stop Ray."""
     import ray
 
-    # Ray starts its workers (the replicas, the proxy) at niceness 15 so that its own daemons come
-    # first; on a machine shared with other work that starves the replicas. They run at the
-    # niceness of `corrige serve` instead, as one server does (RAY_worker_niceness overrides).
-    os.environ.setdefault("RAY_worker_niceness", "0")
     # room for every replica and one replacement: a killed replica's CPU is released only once Ray
     # has noticed, and its replacement should not wait for that
     cpus = max(os.cpu_count() or 1, math.ceil(plan.max_replicas * plan.num_cpus)) + math.ceil(plan.num_cpus)
-    ray.init(
-        num_cpus=cpus,
-        include_dashboard=False,
-        runtime_env={"env_vars": corrige_env()},
-        logging_level=logging.WARNING,
-    )
+    start_ray(host, cpus, runtime_env={"env_vars": corrige_env()})
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
@@ -211,3 +234,44 @@ def run(overrides: dict[str, Any], plan: ReplicaPlan, host: str, port: int) -> N
     finally:
         ray.shutdown()
         logger.info("ray stopped")
+
+
+def start_ray(host: str, num_cpus: int, **options: Any) -> None:
+    """`ray.init` of a local cluster for the replicas, its ports on `host` when that is a loopback
+    address (see `node_ip_address`), its proxy with `ReplicaRetry` (corrige.cluster.proxy)."""
+    import ray
+
+    # Ray starts its workers (the replicas, the proxy) at niceness 15 so that its own daemons come
+    # first; on a machine shared with other work that starves the replicas. They run at the
+    # niceness of `corrige serve` instead, as one server does (RAY_worker_niceness overrides).
+    os.environ.setdefault("RAY_worker_niceness", "0")
+    # read by the proxy, a process Ray starts with this environment
+    os.environ.setdefault("RAY_SERVE_HTTP_PROXY_CALLBACK_IMPORT_PATH", PROXY_CALLBACK)
+    node_ip = node_ip_address(host)
+    with _loopback_node_ip(node_ip):
+        ray.init(
+            num_cpus=num_cpus,
+            include_dashboard=False,
+            logging_level=logging.WARNING,
+            _node_ip_address=node_ip,
+            **options,
+        )
+
+
+@contextlib.contextmanager
+def _loopback_node_ip(node_ip: str | None) -> Iterator[None]:
+    """`ray.init(_node_ip_address="127.0.0.1")` swaps a loopback address for the machine's own
+    (`resolve_ip_for_localhost`: a node on loopback cannot take workers from other machines); a
+    local cluster of one machine wants exactly that loopback address, so the swap is skipped
+    while Ray starts."""
+    if node_ip != "127.0.0.1":
+        yield
+        return
+    from ray._private import services
+
+    resolve = services.resolve_ip_for_localhost
+    services.resolve_ip_for_localhost = lambda host: host
+    try:
+        yield
+    finally:
+        services.resolve_ip_for_localhost = resolve

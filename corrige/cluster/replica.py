@@ -3,6 +3,7 @@ docs read it without the extra installed)."""
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -100,3 +101,24 @@ def replica_settings(overrides: dict[str, Any]) -> dict[str, Any]:
     if chosen.session_secret is None:
         settings["session_secret"] = load_or_create_secret(secret_path(Path(chosen.portal_db)))
     return settings
+
+
+def node_ip_address(host: str) -> str | None:
+    """The address Ray's node takes for `host`, which decides where Ray's own servers listen.
+
+    Ray's daemons and every worker (GCS, raylet, the agents, the controller, the proxy, the
+    replicas: each has a gRPC server) listen on 127.0.0.1 when the node's address is 127.0.0.1, and
+    on every interface otherwise; this Ray has no other setting for it. So a loopback `host` makes
+    the node's address 127.0.0.1; a wildcard (`0.0.0.0`, `::`) leaves Ray to pick the machine's
+    address (None), as does a host name; any other address is the node's address, Ray's servers
+    still listening on every interface (docs/scaling.md).
+    """
+    if host == "localhost":
+        return "127.0.0.1"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return None
+    if address.is_loopback:
+        return "127.0.0.1"
+    return None if address.is_unspecified else host

@@ -349,6 +349,7 @@ ERROR_MESSAGES = {
     "engine_closed": "error_unavailable",
     "draining": "error_unavailable",
     "portal_unavailable": "error_unavailable",
+    "replica_unavailable": "error_unavailable",
     # a malformed request, a wrong method, a failed validation, a bug: nothing the learner can fix
     "invalid_json": "error_generic",
     "unsupported_media_type": "error_generic",

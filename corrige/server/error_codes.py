@@ -240,6 +240,14 @@ ERROR_CODES: tuple[ErrorCode, ...] = (
         where=("GET /healthz",),
     ),
     ErrorCode(
+        503,
+        "replica_unavailable",
+        "`corrige serve --replicas`: the replica serving the request stopped (a crash, `kill -9`) and no other "
+        "could answer it (a model route's request is sent once more, a portal form or answer is not), or no "
+        "replica is running; `Retry-After`. Ray's proxy answers it, so no operation of the OpenAPI document lists it",
+        where=(),
+    ),
+    ErrorCode(
         504, "deadline_exceeded", "the request waited longer than `queue_timeout_s` for the model", where=("model",)
     ),
     ErrorCode(None, "http_error", "any other HTTP error from the framework, with its own status", where=()),

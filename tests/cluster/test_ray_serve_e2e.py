@@ -1,16 +1,24 @@
 """`corrige serve --replicas 2` for real: a local Ray cluster, the proxy and two replicas.
 
 The one Ray test of the suite (Ray's start and two model loads take a minute or more on two busy
-cores); the load figures, answers compared over 100 sentences and the killed replica are
-`corrige bench replicas` (make bench, docs/BENCHMARKS.md)."""
+cores), so one run checks the API through the proxy, the replicas' metrics, that every port of
+Ray's is on the loopback address the server was given (`--host 127.0.0.1`), that a replica
+killed under load costs no client a response outside the error model, and the drain on SIGTERM.
+The load figures, answers compared over 100 sentences and the replacement's time are `corrige
+bench replicas` (make bench, docs/BENCHMARKS.md)."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
+import os
 import signal
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
+import psutil
 import pytest
 
 from corrige.bench.replicas import metrics_ports_up, replica_pids, stop_gracefully, wait_for_replicas
@@ -20,6 +28,75 @@ pytest.importorskip("ray.serve", reason="the cluster extra (ray[serve]) is not i
 
 READY_TIMEOUT_S = 240.0
 SENTENCE = {"sentence": "She have two cats"}
+LOAD_CLIENTS = 6  # of which every third streams
+# what a client may get instead of its answer while a replica dies: the error model's codes of a
+# replica or engine that went away
+GONE_CODES = {"replica_unavailable", "engine_restarting", "engine_closed", "draining"}
+
+
+def listening(pid: int) -> list[tuple[str, int, str]]:
+    """(address, port, process name) of every TCP socket listening in `pid`'s process tree: the
+    command, Ray's GCS, raylet, agents, the controller, the proxy and the replicas."""
+    found = []
+    root = psutil.Process(pid)
+    for proc in [root, *root.children(recursive=True)]:
+        try:
+            name = " ".join(proc.cmdline())[:60]
+            sockets = proc.net_connections(kind="tcp")
+        except psutil.Error:
+            continue  # exited meanwhile
+        found += [(c.laddr.ip, c.laddr.port, name) for c in sockets if c.status == psutil.CONN_LISTEN]
+    return found
+
+
+def is_loopback(address: str) -> bool:
+    ip = ipaddress.ip_address(address)
+    mapped = getattr(ip, "ipv4_mapped", None)  # an IPv6 socket bound to ::ffff:127.0.0.1
+    return (mapped or ip).is_loopback
+
+
+def load_while_a_replica_dies(url: str, seconds_before: float, seconds_after: float) -> tuple[list[dict], int]:
+    """`LOAD_CLIENTS` clients sending corrections back to back; after `seconds_before`, SIGKILL to
+    one replica's process. Each outcome: status, content type, body (or the transport error)."""
+    outcomes: list[dict] = []
+    stop = threading.Event()
+
+    def client(k: int) -> None:
+        stream = k % 3 == 2
+        with httpx.Client(base_url=url, timeout=60.0) as http:
+            while not stop.is_set():
+                try:
+                    response = http.post("/v1/grammar/correct", json={**SENTENCE, "stream": stream})
+                    outcomes.append(
+                        {
+                            "status": response.status_code,
+                            "type": response.headers.get("content-type", ""),
+                            "body": response.text,
+                            "stream": stream,
+                        }
+                    )
+                except httpx.TransportError as exc:
+                    outcomes.append({"status": 0, "type": "", "body": repr(exc), "stream": stream})
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(LOAD_CLIENTS)]
+    for thread in threads:
+        thread.start()
+    time.sleep(seconds_before)
+    victim = replica_pids()[0]
+    os.kill(victim, signal.SIGKILL)
+    time.sleep(seconds_after)
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=90)
+    return outcomes, victim
+
+
+def error_code(outcome: dict) -> str | None:
+    """The error model's code of a failed answer, or of the error event that ends a stream."""
+    if outcome["stream"] and outcome["status"] == 200:
+        last = [line for line in outcome["body"].splitlines() if line.startswith("data:")][-1]
+        return json.loads(last[5:]).get("error", {}).get("code")
+    return json.loads(outcome["body"])["error"]["code"]
 
 
 @pytest.mark.slow
@@ -63,6 +140,29 @@ def test_two_replicas_behind_the_proxy() -> None:
                     )
                 )
         assert all(totals), totals
+
+        # Ray's ports (its GCS, raylet, agents, the controller, the proxy, each replica's gRPC
+        # server) listen on the loopback address the server was given, none on every interface
+        sockets = listening(server.pid)
+        assert len({port for _, port, _ in sockets}) >= 8, sockets
+        assert [s for s in sockets if not is_loopback(s[0])] == []
+        assert server.port in {port for _, port, _ in sockets}
+
+        # a replica killed under load: the requests it held are sent to the other one, and any
+        # that fails answers in the error model (never the proxy's plain-text 500)
+        outcomes, victim = load_while_a_replica_dies(server.url, seconds_before=4.0, seconds_after=8.0)
+        assert victim not in replica_pids()
+        assert len(outcomes) >= 20, outcomes
+        assert [o for o in outcomes if o["status"] in (0, 500)] == []
+        refused = [o for o in outcomes if o["status"] != 200]
+        assert all(o["type"].startswith("application/json") for o in refused), refused
+        ended = [error_code(o) for o in outcomes if o["status"] != 200 or o["stream"]]
+        assert {code for code in ended if code is not None} <= GONE_CODES, ended
+        streams = [o for o in outcomes if o["stream"]]
+        assert all(error_code(o) in GONE_CODES or "event: result" in o["body"] for o in streams)
+        # the requests in flight on the killed replica were sent again (the proxy logs each)
+        assert "its replica stopped before answering; sent again" in server.log_path.read_text(errors="replace")
+
         # SIGTERM: the replicas drain, Ray stops, the command exits 0
         assert server.proc is not None
         server.proc.send_signal(signal.SIGTERM)
