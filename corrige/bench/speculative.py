@@ -11,6 +11,7 @@ model steps changes.
 
 from __future__ import annotations
 
+import logging
 import statistics
 from dataclasses import asdict
 from pathlib import Path
@@ -23,19 +24,29 @@ from corrige.bench.engine import Cell, CellGrid, WorkItem, cells_progress, run_c
 from corrige.bench.machine import machine_info, write_json
 from corrige.model.blas import limit_blas_threads
 
+log = logging.getLogger(__name__)
+
 CLIENTS = (1, 8, 32, 64)
 POLICIES = ("none", "continuous")
 
 
 def tutor_workload(tutor, n: int, seed: int) -> list[WorkItem]:
-    """`n` corrections of the serving lab's sentence mix, as the server asks for them."""
+    """Corrections of the serving lab's sentence mix, as the server asks for them: of `n` sentences,
+    those that fit the model's window (the server refuses the others with `prompt_too_long`; the
+    course's seed model has a 64-token window, so a few of the longest do not fit)."""
     from corrige.bench.workload import build_workload
+    from corrige.tutor.token_codec import PromptTooLong
 
     eos = tutor.tokenizer.special.eos
     items = []
     for sentence in build_workload(n, seed=seed).sentences:
-        prompt = tutor.build_prompt(sentence)
+        try:
+            prompt = tutor.build_prompt(sentence)
+        except PromptTooLong:
+            continue
         items.append(WorkItem(prompt, tutor.max_new_tokens_for(len(prompt)), "tutor", (eos,)))
+    if len(items) < n:
+        log.info("%d of %d sentences do not fit the model's window and are left out", n - len(items), n)
     return items
 
 

@@ -32,13 +32,12 @@ class AnswerDrafter(LookupDrafter):
     """Token ids of the answer's fixed parts, shared by every request's `AnswerLookup`."""
 
     def __init__(self, tokenizer: BPETokenizer) -> None:
-        labels = " / ".join(c.label + ":" for c in CATEGORIES) + " / " + NO_ERRORS_GLOSS
-        super().__init__(tokenizer.encode(labels))
+        gloss_token = tokenizer.special.gloss
+        super().__init__(label_corpus(tokenizer))
         self.tokenizer = tokenizer
         self.prompt_end = tokenizer.special.sep
         self.eos = tokenizer.special.eos
         # the first token of each separator: the space after it belongs to the next word's token
-        gloss_token = tokenizer.special.gloss
         self.separator = tokenizer.encode(TARGET_SEPARATOR)[0] if gloss_token is None else gloss_token  # " /"
         self.label_end = tokenizer.encode(LABEL_SEPARATOR)[0]  # ":"
         self.item_end = tokenizer.encode(ITEM_SEPARATOR)[0]  # ";"
@@ -48,6 +47,25 @@ class AnswerDrafter(LookupDrafter):
 
     def start(self, prompt: Sequence[int]) -> AnswerLookup:
         return AnswerLookup(prompt, self)
+
+
+def label_corpus(tokenizer: BPETokenizer) -> list[int]:
+    """Every label as the model writes it, with what comes before it (so the pair of tokens at a
+    label's start finds the rest): first in the gloss, after the `<|gloss|>` token with no space
+    (after " / " for a model without the token), and after another item's "; ".
+
+    The tokens of a word depend on the space before it ("artículo" and " artículo" are cut
+    differently), so the corpus has both forms, as the answers have them."""
+    gloss_token = tokenizer.special.gloss
+    corpus: list[int] = []
+    for category in CATEGORIES:
+        label = category.label + LABEL_SEPARATOR.rstrip()
+        corpus += tokenizer.encode(ITEM_SEPARATOR + label)
+        if gloss_token is None:
+            corpus += tokenizer.encode(TARGET_SEPARATOR + label)
+        else:
+            corpus += [gloss_token, *tokenizer.encode(label)]
+    return corpus
 
 
 class AnswerLookup(PromptLookup):

@@ -97,3 +97,32 @@ def test_answer_guesses_need_fewer_steps_than_plain_lookup_for_the_same_answers(
     answer_tokens, answer_steps = asyncio.run(run(AnswerDrafter(tutor.tokenizer)))
     assert answer_tokens == plain_tokens
     assert answer_steps < plain_steps
+
+
+@pytest.mark.parametrize("before", ["<gloss>", "; "])
+def test_a_label_is_guessed_from_its_first_token_as_the_answer_cuts_it(tutor, before):
+    """After `<|gloss|>` a label has no space before it, after "; " it has one: a word is cut into
+    tokens differently with and without it. From its first token a label is guessed to its ":";
+    labels that begin alike ("artículo a/an", "artículo genérico") get the rest of one of them."""
+    from corrige.tutor.categories import CATEGORIES
+
+    tok = tutor.tokenizer
+    head = [*tok.encode("Yesterday I went to the store."), tok.special.gloss]
+    if before == "; ":
+        head += [*tok.encode("pasado irregular: goed → went"), tok.encode("; ")[0]]
+    labels = {
+        c.label: tok.encode(c.label + ":") if before == "<gloss>" else tok.encode("; " + c.label + ":")[1:]
+        for c in CATEGORIES
+    }
+    missed = []
+    for name, label in labels.items():
+        lookup = tutor.drafter.start(encode_prompt(tok, "Yesterday I goed to the store."))
+        for token in [*head, label[0]]:
+            lookup.append(token)
+        guess = lookup.draft(16)
+        alike = [other[1:] for other in labels.values() if other[0] == label[0]]
+        if not any(guess[: len(rest)] == rest for rest in alike) or (
+            len(alike) == 1 and guess[: len(label) - 1] != label[1:]
+        ):
+            missed.append(name)
+    assert not missed, f"labels not guessed after {before!r}: {missed}"
