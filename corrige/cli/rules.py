@@ -81,7 +81,13 @@ def rules_search(
 def eval_retrieval(
     n_test: Annotated[int, typer.Option(help="Synthetic test examples to draw single-error queries from.")] = 900,
     seed: CorpusSeed = 0,
-    misses: Annotated[int, typer.Option(help="Show up to this many hybrid misses (top 5).")] = 0,
+    misses: Annotated[
+        int,
+        typer.Option(
+            help="Show up to this many hybrid misses (top 5); with --edits, also up to this many edits per set "
+            "and policy whose card does not teach them or is not the pinned one."
+        ),
+    ] = 0,
     edits: Annotated[
         list[Path] | None,
         typer.Option(
@@ -189,5 +195,10 @@ def _edit_cards(retriever: Retriever, paths: list[Path], misses: int) -> dict[st
             )
             for case, card in s.wrong[:misses]:
                 console.print(f"[yellow]{policy}[/] {case.original} → {case.replacement} ({case.category}): {card}")
+            for case, card, wanted in s.off_pin[:misses]:
+                console.print(
+                    f"[yellow]{policy}, pinned[/] {case.original} → {case.replacement} ({case.category}): "
+                    f"{card}, expected {' or '.join(sorted(wanted))}"
+                )
     console.print(table)
     return found

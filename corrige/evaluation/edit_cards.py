@@ -46,6 +46,8 @@ class PolicyScore:
     pinned: int = 0  # edits whose card a sub-rule matcher pins
     pinned_right: int = 0
     wrong: list[tuple[EditCase, str]] = field(default_factory=list)  # a card shown that does not teach the edit
+    # a pinned edit shown another card: (edit, card shown, cards expected)
+    off_pin: list[tuple[EditCase, str, frozenset[str]]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, float | int]:
         shown = max(self.shown, 1)
@@ -85,7 +87,7 @@ def first_cards(retriever: Retriever, case: EditCase, k_old: int = 9) -> dict[st
     ranked = retriever.search(case.sentence, edits, categories, k=len(retriever.cards))
     old = ranked[:k_old]
     old = [h for h in old if h.card.category == case.category] + [h for h in old if h.card.category != case.category]
-    new = teaching(ranked, edits, categories)
+    new = teaching(ranked, edits, categories, case.sentence)
     return {"category first": old[0].card if old else None, "teaching": new[0].card if new else None}
 
 
@@ -100,11 +102,13 @@ def score(retriever: Retriever, cases: Sequence[EditCase]) -> dict[str, PolicySc
                 continue
             s.shown += 1
             s.same_category += card.category == case.category
-            way = fits(card, case.category, case.original, case.replacement)
+            way = fits(card, case.category, case.original, case.replacement, case.sentence)
             s.same_way += way
             if pinned:
                 s.pinned += 1
                 s.pinned_right += card.id in wanted
+                if card.id not in wanted:
+                    s.off_pin.append((case, card.id, wanted))
             if not way:
                 s.wrong.append((case, card.id))
     return scores

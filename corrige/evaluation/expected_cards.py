@@ -7,7 +7,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from lemminflect import getAllLemmas
+
 from corrige.synth import lexicon as lx
+from corrige.tutor.function_words import FUNCTION_WORDS
 from corrige.tutor.knowledge import Card
 
 _VOWEL_PASTS = {
@@ -55,7 +58,8 @@ def _words(text: str) -> list[str]:
 def _context(sentence: str, original: str, before: int = 25, after: int = 25) -> tuple[str, str]:
     """(text before, text after) the edit, lowercased, ``before``/``after`` characters wide."""
     low, orig = sentence.lower(), original.lower()
-    pos = low.find(orig)
+    found = re.search(rf"(?<!\w){re.escape(orig)}(?!\w)", low)  # the word, not its letters inside another ("noise")
+    pos = found.start() if found else low.find(orig)
     if pos < 0:
         return low, low
     return low[max(0, pos - before) : pos], low[pos + len(orig) : pos + len(orig) + after]
@@ -114,12 +118,24 @@ def _age(o: str, r: str, s: str) -> str | None:
 
 
 def _adjective_plural(o: str, r: str, s: str) -> str | None:
+    """Before a noun (reds dresses) or not (are very difficults and …, are talls.)."""
     _, after = _context(s, o)
-    return "adjective_plural_noun" if after.strip() and after.strip()[0].isalpha() else "adjective_plural_predicate"
+    following = _words(after)[:1]
+    before_noun = bool(following) and after.strip()[0].isalpha() and following[0] not in FUNCTION_WORDS
+    return "adjective_plural_noun" if before_noun else "adjective_plural_predicate"
 
 
 def _adjective_order(o: str, r: str, s: str) -> str | None:
     return "adjective_order_before_noun"
+
+
+_INTENSIFIERS = {"very", "so", "too", "really", "quite", "more", "most", "less", "a", "bit", "little", "much"}
+
+
+def _adjective_follows(after: str) -> bool:
+    """Is the first word after the intensifiers an adjective (… is very important to …)?"""
+    words = [w for w in _words(after) if w not in _INTENSIFIERS]
+    return bool(words) and "ADJ" in getAllLemmas(words[0])
 
 
 def _missing_subject(o: str, r: str, s: str) -> str | set[str] | None:
@@ -128,7 +144,12 @@ def _missing_subject(o: str, r: str, s: str) -> str | set[str] | None:
         return "missing_subject_it_takes"
     weather = bool(_WEATHER.search(o.lower()) or _WEATHER.search(after))
     if o[:1].islower():  # inside the sentence: after because / if / when
-        return {"missing_subject_clause", "missing_subject_weather"} if weather else "missing_subject_clause"
+        if weather:
+            return {"missing_subject_clause", "missing_subject_weather"}
+        # "because is impossible to sleep": the clause card, or "it is + adjetivo", which teaches it as well
+        if _words(o)[0] in ("is", "was") and _adjective_follows(after):
+            return {"missing_subject_clause", "missing_subject_it_adjective"}
+        return "missing_subject_clause"
     return "missing_subject_weather" if weather else "missing_subject_it_adjective"
 
 
@@ -160,15 +181,30 @@ _PREPOSITION_CUES: tuple[tuple[str, str], ...] = (
 )
 
 
-def _preposition(o: str, r: str, s: str) -> str | None:
+# what starts a period of time: since three years, during two hours, since a long time
+_PERIOD_STARTS = set(
+    "a an one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty".split()
+)
+_PERIOD_STARTS |= {"several", "many", "some", "long", "ages"}
+
+
+def _preposition(o: str, r: str, s: str) -> str | set[str] | None:
     before, after = _context(s, o, before=20, after=20)
-    rw = _words(r)
+    rw, ow = _words(r), _words(o)
+    first_after = (_words(after)[:1] or [""])[0]
+    if rw == ["for"] and ow in (["since"], ["during"]) and (first_after in _PERIOD_STARTS or first_after.isdigit()):
+        return "preposition_for_period"  # since three years, during two hours → for
+    if "home" in rw or "home" in ow:  # to home, in home: the home card; arrive's card says "arrive home" too
+        arrive = re.search(r"\barriv", before) or re.search(r"\barriv", o.lower())
+        return {"preposition_home", "preposition_arrive_at"} if arrive else "preposition_home"
+    nxt = (rw[1:] or _words(after)[:1] or [""])[0]
+    if (
+        rw == ["on"] and nxt in _DAYS
+    ):  # before a day the preposition is on, whatever verb came before (arrive … in Monday)
+        return "preposition_on_days"
     for pattern, card in _PREPOSITION_CUES:
         if re.search(pattern, before.rstrip()) or re.search(pattern, o.lower()):
             return card
-    nxt = (rw[1:] or _words(after)[:1] or [""])[0]
-    if "home" in rw or "home" in _words(o):
-        return "preposition_home"
     if rw[0] == "by":
         return "preposition_by_transport"
     if nxt in _DAYS:

@@ -9,11 +9,20 @@ fits an edit when it is of the edit's category and one of its examples' edits go
 * function words (prepositions, articles, auxiliaries, pronouns) swapped, added or dropped:
   the same word put in (``at → on`` fits "on + days", ``on → in`` does not), or for a word
   dropped, the same word taken out;
+* a change of case only (``italian → Italian``) and another such change;
 * content words changed in form: the same change at the same place, ignoring the stem
   (``speak → speaks`` fits ``work → works``; not ``don't → doesn't``, whose words are auxiliaries;
   ``days → day`` does not fit ``friend → friends``), a doubled letter counting as one kind of
   change (``realy → really`` fits ``diferent → different``; ``writting → writing`` does not),
-  and a word for one of another stem fitting the same (``runned → ran`` fits ``goed → went``).
+  and a word for one of another stem fitting the same (``runned → ran`` fits ``goed → went``);
+* several words: the same words put in and taken out, a content word changed in form counting
+  by the ending it gains or loses (``more tall → taller`` fits ``more big → bigger``: "more"
+  out, a word that gains "-er"; ``to swim → swimming`` fits ``to read → reading``).
+
+A card may also say where it holds (`Card.words`, `Card.cue`): the "good → better" card fits only
+an edit that puts in better, best, worse…, the "When I was…" card only a sentence with "when",
+the "Are there…?" card only a question, and each capital-letter card only its own words (days
+and months, "I", languages and nationalities): a case change looks the same for all of them.
 
 Where no card fits, none is shown: no card is better than a wrong one.
 """
@@ -66,6 +75,8 @@ def same_way(edit: Change, example: Change) -> bool:
     if edit == example:
         return True
     (eo, er), (xo, xr) = edit, example
+    if eo == er and xo == xr:  # both a change of case only (the words are compared in lower case)
+        return True
     e_old, e_new, x_old, x_new = _words(eo), _words(er), _words(xo), _words(xr)
     if _is_function(e_old + e_new) or _is_function(x_old + x_new):
         if e_new or x_new:
@@ -73,8 +84,33 @@ def same_way(edit: Change, example: Change) -> bool:
         return e_old == x_old  # a word dropped: the same word
     if len(e_old) == len(e_new) == len(x_old) == len(x_new) == 1:  # one word for another
         return _shape(e_old[0], e_new[0]) == _shape(x_old[0], x_new[0])  # None == None: whole words (goed → went)
-    added, removed = set(e_new) - set(e_old), set(e_old) - set(e_new)  # several words: those put in and out
-    return bool(added | removed) and (added, removed) == (set(x_new) - set(x_old), set(x_old) - set(x_new))
+    edit_sign = _several(e_old, e_new)
+    return edit_sign != ((), (), ()) and edit_sign == _several(x_old, x_new)
+
+
+def _stem_pair(old: str, new: str) -> bool:
+    """Two content words of one stem (tall, taller; go, going; easy, easier)."""
+    if old in FUNCTION_WORDS or new in FUNCTION_WORDS:
+        return False
+    prefix = 0
+    while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
+        prefix += 1
+    return prefix >= 3 or prefix == min(len(old), len(new)) >= 2
+
+
+def _several(old: list[str], new: list[str]) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """A change of several words: the words taken out and put in, a content word changed in form
+    as the ending it gains or loses (tall → taller: "+er") rather than as two words."""
+    removed = [w for w in old if w not in new]
+    added = [w for w in new if w not in old]
+    forms = []
+    for a in list(added):
+        b = next((r for r in removed if _stem_pair(r, a)), None)
+        if b is not None:
+            removed.remove(b)
+            added.remove(a)
+            forms.append(f"+{a[-2:]}" if len(a) > len(b) else f"-{b[-2:]}")
+    return tuple(sorted(set(removed))), tuple(sorted(set(added))), tuple(sorted(forms))
 
 
 @functools.lru_cache(maxsize=512)
@@ -87,14 +123,27 @@ def example_changes(card: Card) -> tuple[Change, ...]:
     )
 
 
-def fits(card: Card, category: str, original: str, replacement: str) -> bool:
-    """The card teaches this edit: its category, and an example that goes the same way."""
+@functools.lru_cache(maxsize=256)
+def _cue(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+def fits(card: Card, category: str, original: str, replacement: str, sentence: str | None = None) -> bool:
+    """The card teaches this edit: its category, an example that goes the same way, and where the
+    card names them, one of its words put in and its cue in the sentence (not checked when the
+    sentence is not given)."""
     if card.category != category:
+        return False
+    if card.words and not set(_words(replacement)) & set(card.words):
+        return False
+    if card.cue and sentence is not None and not _cue(card.cue).search(sentence):
         return False
     change = (original.lower(), replacement.lower())
     return any(same_way(change, example) for example in example_changes(card))
 
 
-def fitting(cards: Iterable[Card], category: str, original: str, replacement: str) -> list[Card]:
+def fitting(
+    cards: Iterable[Card], category: str, original: str, replacement: str, sentence: str | None = None
+) -> list[Card]:
     """The cards, in their order, that teach the edit."""
-    return [c for c in cards if fits(c, category, original, replacement)]
+    return [c for c in cards if fits(c, category, original, replacement, sentence)]

@@ -48,9 +48,12 @@ NO_RULES = RuleAnswer((), "none")
 WARM_KEY: Key = ("I goed home.", (("goed", "went"),), ("past_irregular",))  # `warm`'s search
 
 
-def teaching(hits: Sequence[RuleHit], edits: Sequence[tuple[str, str]], categories: Sequence[str]) -> list[RuleHit]:
+def teaching(
+    hits: Sequence[RuleHit], edits: Sequence[tuple[str, str]], categories: Sequence[str], sentence: str | None = None
+) -> list[RuleHit]:
     """The cards, in retrieval order, that teach one of the edits (`card_fit.fits`: the edit's
-    category, an example going the same way); the others are dropped.
+    category, an example going the same way, and the card's words and cue where it names them,
+    in `sentence`); the others are dropped.
 
     The tutor already knows each edit's category; retrieval's job is to pick the card that
     explains it. Words shared with an unrelated card can outrank the right one ("She like
@@ -59,7 +62,7 @@ def teaching(hits: Sequence[RuleHit], edits: Sequence[tuple[str, str]], categori
     it matches: no card is better than that one.
     """
     pairs = list(zip(edits, categories, strict=True))
-    return [h for h in hits if any(fits(h.card, cat, o, r) for (o, r), cat in pairs)]
+    return [h for h in hits if any(fits(h.card, cat, o, r, sentence) for (o, r), cat in pairs)]
 
 
 class RuleLookup:
@@ -171,7 +174,7 @@ class RuleLookup:
     def _search(self, key: Key, mode: Mode, store: bool = True) -> RuleAnswer:
         sentence, edits, categories = key
         ranked = self.retriever.search(sentence, edits, categories, k=len(self.retriever.cards), mode=mode)
-        answer = RuleAnswer(tuple(teaching(ranked, edits, categories)[: self.k]), mode)
+        answer = RuleAnswer(tuple(teaching(ranked, edits, categories, sentence)[: self.k]), mode)
         if store:
             with self._lock:
                 self._cache[key] = answer

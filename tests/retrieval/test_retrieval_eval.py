@@ -19,6 +19,29 @@ def test_sub_rule_labels(cards):
     assert label("preposition", "in", "on", "They will buy milk in Saturday.")[0] == {"preposition_on_days"}
     assert label("verb_pattern", "to study", "studying", "She doesn't enjoy to study.")[0] == {"verb_pattern_ing"}
     assert label("comparative", "most best", "best", "It was the most best trip.")[0] == {"comparative_irregular"}
+    # The word edited, not its letters inside another word ("is" in "noise"); after be, no noun
+    # follows "difficults and"; "to home" is the home card's rule (arrive's card says it too);
+    # before a day the preposition is on, whatever verb came earlier.
+    assert label("missing_subject", "is", "it is", "The noise is awful because is impossible to rest.")[0] == {
+        "missing_subject_clause",
+        "missing_subject_it_adjective",
+    }
+    assert label("missing_subject", "is", "it is", "I stayed in bed because is my day off.")[0] == {
+        "missing_subject_clause"
+    }
+    assert label("adjective_plural", "expensives", "expensive", "The shoes are expensives and ugly.")[0] == {
+        "adjective_plural_predicate"
+    }
+    assert label("adjective_plural", "smalls", "small", "We saw two smalls birds.")[0] == {"adjective_plural_noun"}
+    assert label("preposition", "to home", "home", "Text me when you arrive to home.")[0] == {
+        "preposition_home",
+        "preposition_arrive_at",
+    }
+    assert label("preposition", "to home", "home", "We walked to home.")[0] == {"preposition_home"}
+    assert label("preposition", "in", "on", "They arrive to Rome in Sunday.")[0] == {"preposition_on_days"}
+    assert label("preposition", "since", "for", "He has lived in Quito since six years.")[0] == {
+        "preposition_for_period"
+    }
     # No sub-rule pinned: any card of the category counts.
     relevant, pinned = label("generic_the", "the cinema", "cinema", "I like the cinema.")
     assert not pinned and relevant == {c.id for c in cards if c.category == "generic_the"}

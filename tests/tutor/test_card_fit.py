@@ -25,6 +25,20 @@ BY_ID = {c.id: c for c in CARDS}
         ("spelling", "realy", "really", "spelling_double_letters", "spelling_spanish_sounds"),
         ("spelling", "goverment", "government", "spelling_spanish_sounds", "spelling_double_letters"),
         ("past_irregular", "runned", "ran", "past_irregular_frequent", None),
+        # several words, a content word changed in form: by the ending it gains
+        ("comparative", "more short", "shorter", "comparative_er", "comparative_irregular"),
+        ("comparative", "more happy", "happier", "comparative_er", "comparative_est"),
+        ("verb_pattern", "to cook", "cooking", "verb_pattern_ing", "verb_pattern_modal"),
+        # a card's words: "good → better" is not the card of every comparative that drops "more"
+        ("comparative", "more longer", "longer", "comparative_er", "comparative_irregular"),
+        ("comparative", "more better", "better", "comparative_irregular", None),
+        # a case change looks the same for every capital-letter card: each has its own words
+        ("capitalisation", "portuguese", "Portuguese", "capitalisation_nationalities", "capitalisation_days_months"),
+        ("capitalisation", "friday", "Friday", "capitalisation_days_months", "capitalisation_nationalities"),
+        ("capitalisation", "i'm", "I'm", "capitalisation_i", "capitalisation_days_months"),
+        ("word_confusion", "its", "it's", "word_confusion_its", "word_confusion_there_their"),
+        ("preposition", "since", "for", "preposition_for_period", "preposition_at_in_time"),
+        ("agreement", "has", "have", "agreement_have_do", "agreement_plural_subject"),
     ],
 )
 def test_a_card_fits_the_edit_that_goes_its_way(category, original, replacement, right, wrong):
@@ -34,9 +48,52 @@ def test_a_card_fits_the_edit_that_goes_its_way(category, original, replacement,
 
 
 @pytest.mark.parametrize(
+    ("sentence", "category", "original", "replacement", "right", "wrong"),
+    [
+        # "When I was…" only beside a sentence about a time with "when"
+        ("Last Monday we watch a film.", "past_marker", "watch", "watched", "past_marker_simple", "past_marker_when"),
+        ("When we were kids, we watch cartoons.", "past_marker", "watch", "watched", "past_marker_when", None),
+        # "Are there…?" only beside a question
+        (
+            "There was many people at the concert.",
+            "there_is_plural",
+            "was",
+            "were",
+            "there_were_past",
+            "there_are_question",
+        ),
+        ("There is many trees in my street.", "there_is_plural", "is", "are", "there_are_plural", "there_are_question"),
+        ("Is there any shops near here?", "there_is_plural", "Is", "Are", "there_are_question", None),
+        # every + singular, not a plural dropped anywhere
+        ("She phones her grandmother every weeks.", "noun_number", "weeks", "week", "noun_number_every_singular", None),
+    ],
+)
+def test_a_card_with_a_cue_fits_only_the_sentences_it_names(sentence, category, original, replacement, right, wrong):
+    assert fits(BY_ID[right], category, original, replacement, sentence)
+    if wrong is not None:
+        assert not fits(BY_ID[wrong], category, original, replacement, sentence)
+
+
+def test_no_card_for_a_plural_dropped_without_every():
+    assert fitting(CARDS, "noun_number", "others", "other", "Others students went home early.") == []
+
+
+def test_every_card_fits_its_own_examples():
+    """A card's words and cue hold for its own examples: each one, in its sentence, fits the card."""
+    from corrige.tutor.edits import diff_edits
+
+    for card in CARDS:
+        for ex in card.examples:
+            edits = diff_edits(ex.wrong, ex.right)
+            assert any(fits(card, card.category, e.original, e.replacement, ex.wrong) for e in edits), (
+                card.id,
+                ex.wrong,
+            )
+
+
+@pytest.mark.parametrize(
     ("category", "original", "replacement"),
     [
-        ("noun_number", "days", "day"),  # every day: the plural card teaches the other way
         ("spelling", "writting", "writing"),  # a letter too many, not one missing
         ("spelling", "recieve", "receive"),  # not a word spelt as in Spanish
     ],
@@ -76,7 +133,8 @@ def lookup():
     [
         ("They invited me to a party in Friday.", ("in", "on", "preposition"), "preposition_on_days"),
         ("She speak English very well.", ("speak", "speaks", "third_person"), "third_person_s"),
-        ("I go to the gym every days.", ("days", "day", "noun_number"), None),
+        # every days → day: the plural card teaches the other way; the "every + singular" card this way
+        ("I go to the gym every days.", ("days", "day", "noun_number"), "noun_number_every_singular"),
         ("I am writting a letter.", ("writting", "writing", "spelling"), None),
         ("I will recieve the letter.", ("recieve", "receive", "spelling"), None),
     ],
@@ -84,4 +142,24 @@ def lookup():
 def test_the_named_counter_examples_get_the_card_of_their_edit_or_none(lookup, sentence, edit, first):
     hits = lookup.lookup(correction(sentence, edit)).hits
     assert (hits[0].card.id if hits else None) == first
-    assert all(fits(h.card, edit[2], edit[0], edit[1]) for h in hits)
+    assert all(fits(h.card, edit[2], edit[0], edit[1], sentence) for h in hits)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "edit", "first"),
+    [
+        # cards that share the edit's words with the right one, but whose rule is not this one's
+        ("Yesterday I clean my room.", ("clean", "cleaned", "past_marker"), "past_marker_simple"),
+        ("Last year there was many tourists in the town.", ("was", "were", "there_is_plural"), "there_were_past"),
+        ("There is many reasons to learn English.", ("is", "are", "there_is_plural"), "there_are_plural"),
+        ("This flat is more cheaper than the other one.", ("more cheaper", "cheaper", "comparative"), "comparative_er"),
+        ("Her cooking is more better than mine.", ("more better", "better", "comparative"), "comparative_irregular"),
+        ("My aunt loves german food.", ("german", "German", "capitalisation"), "capitalisation_nationalities"),
+        ("Its too late to call her.", ("Its", "It's", "word_confusion"), "word_confusion_its"),
+        ("We lived in Lima since four years.", ("since", "for", "preposition"), "preposition_for_period"),
+    ],
+)
+def test_the_card_shown_teaches_the_edit_and_not_a_neighbour_rule(lookup, sentence, edit, first):
+    hits = lookup.lookup(correction(sentence, edit)).hits
+    assert hits and hits[0].card.id == first, [h.card.id for h in hits]
+    assert all(fits(h.card, edit[2], edit[0], edit[1], sentence) for h in hits)

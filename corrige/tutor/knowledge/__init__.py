@@ -5,6 +5,12 @@ Spanish explanation of one to three sentences that names the Spanish interferenc
 three English examples (wrong → right), the category id (one of ``categories.CATEGORY_IDS``),
 a CEFR level and optional English/Spanish keywords that help retrieval.
 
+Two optional fields narrow where a card may be shown beside an edit (`card_fit`), for a card
+whose examples go the same way as another card's but whose rule holds only in some places:
+``words``, the words the card is about (an edit fits it only if it puts one of them in: the
+"good → better" card is not for "more cheaper → cheaper"), and ``cue``, a regular expression the
+learner's sentence must match (the "Are there…?" card only beside a question).
+
 Cards live in the ``cards_*.toml`` files next to this module (``[[card]]`` tables) and are
 validated with pydantic when loaded; any problem raises ``CardError`` naming the file and the
 card::
@@ -66,6 +72,26 @@ class Card(BaseModel):
     explanation: str = Field(min_length=40, max_length=480)
     examples: tuple[CardExample, ...] = Field(min_length=2, max_length=3)
     keywords: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()  # the card teaches these words only (lower case): see the module docstring
+    cue: str | None = None  # a regular expression (case ignored) the sentence must match
+
+    @field_validator("words")
+    @classmethod
+    def _lower_case(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        upper = [w for w in value if w != w.lower()]
+        if upper:
+            raise ValueError(f"words are written in lower case: {upper}")
+        return value
+
+    @field_validator("cue")
+    @classmethod
+    def _compiles(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(f"cue is not a regular expression: {exc}") from exc
+        return value
 
     @field_validator("category")
     @classmethod
