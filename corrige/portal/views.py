@@ -16,10 +16,17 @@ from corrige.tutor.text import NOTHING_TO_CHECK
 
 
 def correction_view(
-    sentence: str, corrected: str, gloss: str, abstained: bool, edits: Sequence[Edit], cards: Sequence[dict | None]
+    sentence: str,
+    corrected: str,
+    gloss: str,
+    abstained: bool,
+    edits: Sequence[Edit],
+    cards: Sequence[dict | None],
+    more_errors: bool = False,
 ) -> dict:
-    """A tutor correction: the sentence with its edits inline, the gloss, and each edit's rule card
-    (`rules` groups the edits by card, so a card that explains two edits is shown once)."""
+    """A tutor correction: the sentence with its edits inline, the gloss, each edit's rule card
+    (`rules` groups the edits by card, so a card that explains two edits is shown once), and
+    whether more errors may remain in it (`Correction.more_errors`), as a text's view says per sentence."""
     rules: dict[str, dict] = {}
     for e, card in zip(edits, cards, strict=True):
         if card is not None:
@@ -31,6 +38,7 @@ def correction_view(
         "corrected": corrected,
         "changed": corrected != sentence,
         "abstained": abstained,
+        "more_errors": more_errors,
         "explanation": gloss,
         "segments": [asdict(s) for s in segments(sentence, edits)],
         "edits": [

@@ -70,6 +70,49 @@ def test_correct_a_sentence_and_see_the_highlighted_edit(page, artifacts):
     shot(page, artifacts, "tutor-correction")
 
 
+def test_a_single_sentence_says_when_more_errors_may_remain(page, artifacts):
+    """The one-sentence view says what the text view says per sentence: the tutor fixed "since",
+    but the verb still needs the present perfect ("have lived"), so more errors may remain."""
+    if not bundled_model_available():
+        pytest.skip("the random fixture model's corrections say nothing about more errors")
+    sentence = "I live in Valencia since three years."
+    page.goto("/")
+    # the page's form, posted natively as the one-sentence form
+    page.evaluate(
+        """() => {
+            const form = document.querySelector("form[data-api]");
+            form.removeAttribute("data-api");
+            form.querySelector("textarea").name = "sentence";
+        }"""
+    )
+    page.get_by_label("Tu texto en inglés").fill(sentence)
+    with page.expect_navigation():
+        page.get_by_role("button", name="Corregir").click()
+    result = page.locator("#result")
+    expect(result.get_by_test_id("diff")).to_contain_text("for")
+    expect(result.get_by_test_id("more-errors")).to_have_text(
+        "Puede haber más errores en esta frase: revísala con tu profesor."
+    )
+    accessible(page, "tutor page with one sentence corrected")
+    shot(page, artifacts, "tutor-sentence-more-errors")
+
+    # the page's JSON API for one sentence: the field and the same notice in its HTML
+    body = page.evaluate(
+        """async (sentence) => {
+            const token = document.querySelector("input[name=csrf_token]").value;
+            const answer = await fetch("/portal/api/correct", {
+                method: "POST",
+                headers: {"Content-Type": "application/json", "X-CSRF-Token": token},
+                body: JSON.stringify({sentence}),
+            });
+            return answer.json();
+        }""",
+        sentence,
+    )
+    assert body["more_errors"] is True
+    assert 'data-testid="more-errors"' in body["html"] and "Puede haber más errores" in body["html"]
+
+
 def test_the_pages_work_as_plain_forms_without_javascript(browser, portal_server, bank, artifacts):
     page = new_page(browser, portal_server.url, java_script_enabled=False)
     try:

@@ -35,7 +35,9 @@ async def correct(portal: Portal, service: CorrectionService, request: Request, 
     run = pipeline.begin(meta_of(request), Options(rules=False))
     c = await pipeline.correct(run, pipeline.prepare(run, sentence))
     cards = await portal.cards.for_edits(rules_of(service), [(c.sentence, e) for e in c.edits])
-    return pipeline.respond(run, lambda: correction_view(c.sentence, c.corrected, c.gloss, c.abstained, c.edits, cards))
+    return pipeline.respond(
+        run, lambda: correction_view(c.sentence, c.corrected, c.gloss, c.abstained, c.edits, cards, c.more_errors)
+    )
 
 
 async def correct_whole_text(portal: Portal, service: CorrectionService, request: Request, text: str, t: Text) -> dict:
