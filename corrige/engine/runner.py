@@ -74,6 +74,27 @@ def record_logprobs(rows: Sequence[Request], logprobs: list[list[float]] | None,
             request.output_logprobs += values[: len(request.output_token_ids) - n]
 
 
+def _in_row_order(
+    packed: np.ndarray, n_prefill: int, chunks: list[list[int]], prefill_guesses: list[int], tails: list[int]
+) -> tuple[np.ndarray, list[int]]:
+    """`packed` holds the prompts' last logits, then the decode rows' chunks, then the prefill
+    rows' guesses (as `verify` was fed); returns them gathered row by row (each prefill row's
+    prompt end followed by its guess, then the decode rows) and each row's number of logits."""
+    n_decode = len(chunks) - len(prefill_guesses)
+    starts = np.cumsum([n_prefill, *(len(c) for c in chunks)])  # where each chunk's logits begin
+    guess_of = {row: n_decode + k for k, row in enumerate(prefill_guesses)}
+    order: list[int] = []
+    tails = list(tails)
+    for i in range(n_prefill):
+        order.append(i)
+        if i in guess_of:
+            c = guess_of[i]
+            order.extend(range(int(starts[c]), int(starts[c]) + len(chunks[c])))
+            tails[i] = 1 + len(chunks[c])
+    order.extend(range(n_prefill, int(starts[n_decode])))
+    return packed[order], tails
+
+
 class ModelRunner:
     def __init__(self, weights: RuntimeWeights, cache: KVCache) -> None:
         self.weights = weights
@@ -106,19 +127,34 @@ class ModelRunner:
 
     def _execute_with_drafts(self, output: SchedulerOutput, rows: Sequence[Request]) -> RunnerOutput:
         """Decode rows feed their token and guess as one chunk each, in one `verify` call that
-        returns logits for every fed token; new prompts go through `prefill` as usual."""
+        returns logits for every fed token; new prompts go through `prefill`, and a prompt's guess
+        of its answer's first tokens joins the `verify` call, fed after the prompt. Each row's
+        logits are then gathered in row order: a prefill row's prompt end, then its guess."""
         start, start_cpu = time.perf_counter(), time.thread_time()
         w, cache = self.weights, self.cache
         n_prefill = len(output.prefill_ids)
-        drafts = output.decode_drafts
-        chunks = [[token, *draft] for token, draft in zip(output.decode_tokens, drafts, strict=True)]
-        tails = [1] * n_prefill + [len(chunk) for chunk in chunks]
+        drafts = [*(output.prefill_drafts or [[]] * n_prefill), *output.decode_drafts]
+        chunks = [[token, *draft] for token, draft in zip(output.decode_tokens, output.decode_drafts, strict=True)]
+        chunk_slots, chunk_positions = list(output.decode_slots), list(output.decode_positions)
+        prefill_guesses = []  # the prefill rows with a guess, whose chunks follow the decode rows'
+        for i, draft in enumerate(drafts[:n_prefill]):
+            if draft:
+                prefill_guesses.append(i)
+                chunks.append(draft)
+                chunk_slots.append(output.prefill_slots[i])
+                chunk_positions.append(len(rows[i].prompt_token_ids))
         parts = []
         if n_prefill:
             prompts = [request.prompt_token_ids for request in rows[:n_prefill]]
             parts.append(prefill(w, cache, prompts, output.prefill_slots))  # (P, V)
-        parts.append(verify(w, cache, chunks, output.decode_slots, output.decode_positions))  # (sum of lengths, V)
-        logits = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        if chunks:
+            parts.append(verify(w, cache, chunks, chunk_slots, chunk_positions))  # (sum of lengths, V)
+        packed = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        tails = [1] * n_prefill + [len(chunk) for chunk in chunks[: len(output.decode_ids)]]
+        if prefill_guesses:
+            logits, tails = _in_row_order(packed, n_prefill, chunks, prefill_guesses, tails)
+        else:
+            logits = packed
         forward_done, forward_done_cpu = time.perf_counter(), time.thread_time()
         chosen = np.argmax(logits, axis=-1).tolist()
         sampled: list[list[int]] = []
@@ -126,7 +162,7 @@ class ModelRunner:
         offsets = []
         offset = 0
         for i, request in enumerate(rows):
-            draft = drafts[i - n_prefill] if i >= n_prefill else ()
+            draft = drafts[i]
             if draft:
                 sampled.append(accept(chosen, draft, offset))
             else:

@@ -58,6 +58,8 @@ class SchedulerOutput:
     decode_tokens: list[int] = field(default_factory=list)  # the token each decode row feeds
     # speculative decoding: guessed next tokens per decode row ([] for none), fed after its token
     decode_drafts: list[list[int]] = field(default_factory=list)
+    # and per prefill row ([] for none): a guess of the answer's first tokens, fed after its prompt
+    prefill_drafts: list[list[int]] = field(default_factory=list)
     num_draft_tokens: int = 0
 
     @property
@@ -91,7 +93,12 @@ class SchedulerOutput:
     def add_drafts(self, drafts: list[list[int]]) -> None:
         """Guesses for every decode row, in order (call once, after the last `add_decodes`)."""
         self.decode_drafts = drafts
-        self.num_draft_tokens = sum(map(len, drafts))
+        self.num_draft_tokens += sum(map(len, drafts))
+
+    def add_prefill_drafts(self, drafts: list[list[int]]) -> None:
+        """Guesses for every prefill row, in order (call once, after the last `add_prefill`)."""
+        self.prefill_drafts = drafts
+        self.num_draft_tokens += sum(map(len, drafts))
 
 
 class Scheduler(ABC):
@@ -216,15 +223,30 @@ class Scheduler(ABC):
         k = min(self.config.speculative_tokens, self.config.speculative_token_budget // max(len(decoders), 1))
         if k <= 0:
             return
-        drafts = []
-        for request in decoders:
-            lookup = request.lookup
-            # the step writes positions num_tokens-1 .. num_tokens-1+len(guess) and adds up to
-            # len(guess)+1 tokens; both must stay inside the window and max_tokens
-            left = request.params.max_tokens - len(request.output_token_ids)
-            room = min(k, left - 1, self.n_ctx - request.num_tokens - 1)
-            drafts.append(lookup.draft(room) if lookup is not None and room > 0 else [])
-        output.add_drafts(drafts)
+        output.add_drafts([self._draft(request, k) for request in decoders])
+
+    def _add_prefill_drafts(self, output: SchedulerOutput, admitted: list[Request]) -> None:
+        """Guess the first tokens of each new request's answer too, within what the decode rows
+        left of the step's budget: a tutor's answer starts by copying the sentence, so its prefill
+        step can already check most of it instead of giving one token."""
+        rows = len(output.decode_ids) + len(admitted)
+        left = self.config.speculative_token_budget - output.num_draft_tokens
+        # the same share per row as the decode rows get: with no share left for them (a full
+        # batch), a guess here would move every decode row to the slower checking pass
+        k = min(self.config.speculative_tokens, self.config.speculative_token_budget // max(rows, 1))
+        k = min(k, left // max(len(admitted), 1))
+        if k <= 0 or not admitted:
+            return
+        output.add_prefill_drafts([self._draft(request, k) for request in admitted])
+
+    def _draft(self, request: Request, k: int) -> list[int]:
+        lookup = request.lookup
+        # the step writes positions num_tokens-1 .. num_tokens-1+len(guess) (a prefill: the prompt,
+        # then the guess) and adds up to len(guess)+1 tokens; both must stay inside the window and
+        # max_tokens
+        left = request.params.max_tokens - len(request.output_token_ids)
+        room = min(k, left - 1, self.n_ctx - request.num_tokens - 1)
+        return lookup.draft(room) if lookup is not None and room > 0 else []
 
     def _finish(self, request: Request, reason: FinishReason, now: float, error: EngineError | None = None) -> None:
         """The only way out: frees the slot (if any) and forgets the request."""
@@ -319,6 +341,7 @@ class ContinuousScheduler(StepScheduler):
         output.add_decodes(self.running)
         self._add_drafts(output, self.running)
         budget = self.config.prefill_token_budget
+        admitted = []
         while self._can_admit(now):
             prompt_len = len(self.waiting[0].prompt_token_ids)
             if output.prefill_ids and output.num_prefill_tokens + prompt_len > budget:
@@ -326,6 +349,8 @@ class ContinuousScheduler(StepScheduler):
             request = self.waiting.popleft()
             self._admit(request, now)
             output.add_prefill(request)
+            admitted.append(request)
+        self._add_prefill_drafts(output, admitted)
         return output
 
     def _record(self, request: Request, tokens: list[int], now: float) -> bool:
@@ -355,10 +380,13 @@ class StaticScheduler(StepScheduler):
             self._add_drafts(output, decoders)
             return output
         if self._batch_ready(now):
+            admitted = []
             for _ in range(min(self.capacity, len(self.waiting), self.pool.num_free)):
                 request = self.waiting.popleft()
                 self._admit(request, now)
                 output.add_prefill(request)
+                admitted.append(request)
+            self._add_prefill_drafts(output, admitted)
         return output
 
     def _record(self, request: Request, tokens: list[int], now: float) -> bool:

@@ -5,6 +5,7 @@ The answer to ``<bos> sentence <sep>`` is ``corrected / label: original → repl
 sentence from the learner's, and the labels from a corpus of them. This lookup also knows the
 answer's shape:
 
+* before the answer's first token (the prompt's own step), the learner's sentence is the guess;
 * where a copied guess reaches the prompt's ``<sep>``, the answer writes `` /`` instead; and
   when the corrected sentence is then the learner's own, `` sin errores`` and ``<eos>``;
 * once the corrected sentence is complete, its word-level edits against the learner's
@@ -87,9 +88,12 @@ class AnswerLookup(PromptLookup):
             self.corpus = self.shape.corpus
 
     def draft(self, k: int) -> list[int]:
-        guess = super().draft(k)
         if k <= 0:
             return []
+        if len(self.tokens) == self.n_prompt:  # nothing written yet (the prefill step): the sentence, copied
+            guess = self.tokens[1 : self.n_prompt]
+        else:
+            guess = super().draft(k)
         if self.gloss_start is None:
             return self._close_sentence(guess)[:k]
         return self._gloss(guess)[:k]

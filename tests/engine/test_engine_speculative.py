@@ -135,3 +135,42 @@ def test_the_step_budget_shares_guesses_between_the_running_requests():
     output = core.scheduler.schedule(0.0)
     assert len(output.decode_ids) == 16
     assert all(len(d) <= 24 // 16 for d in output.decode_drafts) and output.num_draft_tokens <= 24
+
+
+def test_a_new_request_checks_a_guess_of_its_answer_in_its_prefill_step():
+    """The prompt's own step feeds the tutor's guess (the sentence copied) after the prompt: it
+    gives several tokens at once, the same as greedy decoding, where it used to give one."""
+    t = tutor()
+    prompt = t.build_prompt("They are very happy with the new house.")
+    n, eos = t.max_new_tokens_for(len(prompt)), t.tokenizer.special.eos
+    expected = greedy_generate_scored(t.weights, KVCache.allocate(t.weights.cfg, 1), [prompt], n, eos_id=eos)[0]
+    config = EngineConfig(n_slots=4, max_batch=4, speculative_tokens=8)
+    core = EngineCore(t.weights, config, FakeClock(), drafter=t.drafter)
+    request = Request("r0", prompt, SamplingParams(max_tokens=n, stop_token_ids=(eos,), logprobs=True), 0.0)
+    core.add_request(request)
+    core.step()
+    first = list(request.output_token_ids)
+    assert len(first) > 1 and first == expected.tokens[: len(first)]
+    assert request.output_logprobs == pytest.approx(expected.logprobs[: len(first)], abs=1e-5)
+    while request.finish_reason is None:
+        core.step()
+    assert list(request.output_token_ids) == expected.tokens
+
+
+def test_a_full_batch_gives_new_requests_no_guess_either():
+    """With no share of the step's guesses left for the decode rows, a new request's prefill is not
+    guessed for: one guess would move every decode row of the step to the checking pass."""
+    t = tutor()
+    config = EngineConfig(
+        n_slots=32, max_batch=32, speculative_tokens=8, speculative_token_budget=24, prefill_token_budget=4096
+    )
+    core = EngineCore(t.weights, config, FakeClock(), drafter=t.drafter)
+    work = tutor_work(copies=4)
+    for i, (prompt, n, eos) in enumerate(work[:30]):
+        core.add_request(Request(f"r{i}", prompt, SamplingParams(max_tokens=n, stop_token_ids=(eos,)), 0.0))
+    core.step()  # prefills the 30
+    for i, (prompt, n, eos) in enumerate(work[30:32]):
+        core.add_request(Request(f"n{i}", prompt, SamplingParams(max_tokens=n, stop_token_ids=(eos,)), 0.0))
+    output = core.scheduler.schedule(0.0)
+    assert len(output.decode_ids) == 30 and len(output.prefill_ids) == 2
+    assert output.num_draft_tokens == 0 and not any(output.prefill_drafts)

@@ -126,3 +126,12 @@ def test_a_label_is_guessed_from_its_first_token_as_the_answer_cuts_it(tutor, be
         ):
             missed.append(name)
     assert not missed, f"labels not guessed after {before!r}: {missed}"
+
+
+def test_before_the_first_token_the_guess_is_the_sentence_then_no_errors(tutor):
+    """The prompt's own step checks a guess too: the learner's sentence, copied, then "sin errores"."""
+    tok = tutor.tokenizer
+    lookup = tutor.drafter.start(encode_prompt(tok, "We are happy."))
+    expected = [*encode_answer(tok, "We are happy.", "sin errores"), tok.special.eos]
+    assert lookup.draft(32) == expected
+    assert lookup.draft(3) == expected[:3]
