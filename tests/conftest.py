@@ -30,3 +30,14 @@ def clean_environment(monkeypatch):
     for name in list(os.environ):
         if name.startswith("CORRIGE_"):
             monkeypatch.delenv(name)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def checked_quiz_bank():
+    """A server says ready once its quiz bank is checked, which takes seconds of CPU where the
+    machine has no cached bank (a fresh clone's first run): check it once, here, so that the
+    first server started by a test does not spend its readiness wait on it."""
+    from corrige.portal.quiz import QuestionBank
+    from corrige.tutor.retrieval import default_cache_dir
+
+    QuestionBank.cached(default_cache_dir())

@@ -97,6 +97,12 @@ class Portal:
             return self._bank.result()
         return await asyncio.wrap_future(self._bank)
 
+    async def bank_settled(self) -> None:
+        """Wait until the bank is built and checked, or has failed (logged; its pages then say so).
+        The server waits for it before it says ready: the check is seconds of CPU in this process
+        on a machine without its cache, which would otherwise compete with the first requests."""
+        await asyncio.wait([asyncio.wrap_future(self._bank)])
+
     async def db(self, fn: Callable[..., T], *args: object) -> T:
         """Run a store call on the store's thread."""
         return await asyncio.get_running_loop().run_in_executor(self._db, fn, *args)

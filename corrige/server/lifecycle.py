@@ -75,6 +75,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     try:
         if settings.warmup:
             await warm_up(service)
+        if state.portal is not None:
+            await state.portal.bank_settled()  # built while the engine started; ready means done
         state.tutor, state.engine, state.service = tutor, engine, service
         cfg = tutor.cfg
         logger.info(

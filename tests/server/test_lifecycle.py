@@ -206,3 +206,37 @@ def test_the_openapi_document_lists_every_route(client):
         "/readyz",
         "/v1/engine/stats",
     } <= paths
+
+
+def test_the_server_is_ready_only_once_the_quiz_bank_is_checked(make_settings, monkeypatch):
+    """The bank's check is seconds of CPU in the server's process on a machine without its cache:
+    ready means it is done, so the first requests (and a benchmark started at ready) do not share
+    the machine with it."""
+    import threading
+
+    from corrige.portal.quiz import QuestionBank
+
+    checked = threading.Event()
+    real = QuestionBank.cached.__func__
+
+    def held(cls, *args, **kwargs):
+        checked.wait(30)
+        return real(cls, *args, **kwargs)
+
+    monkeypatch.setattr(QuestionBank, "cached", classmethod(held))
+    app = create_app(make_settings(warmup=False))
+
+    async def main():
+        async with app.router.lifespan_context(app):
+            return app.state.tutor is not None
+
+    async def probe():
+        starting = asyncio.create_task(main())
+        # the engine started (the step history comes right after it), then the rules load
+        await wait_until(lambda: getattr(app.state, "step_history", None) is not None, "the engine starts", 60)
+        await asyncio.sleep(2.0)
+        waiting = not starting.done() and app.state.tutor is None
+        checked.set()
+        return waiting, await starting
+
+    assert run(probe()) == (True, True)
