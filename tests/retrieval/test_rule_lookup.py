@@ -23,6 +23,14 @@ def married(i: int) -> Correction:
     return Correction(sentence, sentence.replace("with", "to"), "preposición", [edit])
 
 
+def went(i: int) -> Correction:
+    """A past-tense edit that several cards teach: their order is the ranker's call."""
+    sentence = f"Yesterday number {i} I goed to the store."
+    start = sentence.index("goed")
+    edit = Edit(start, start + 4, "goed", "went", "past_irregular")
+    return Correction(sentence, sentence.replace("goed", "went"), "pasado irregular: goed → went", [edit])
+
+
 def test_an_unchanged_sentence_needs_no_card(hybrid_retriever):
     lookup = RuleLookup(hybrid_retriever)
     unchanged = Correction("I went home.", "I went home.", "sin errores")
@@ -62,14 +70,14 @@ def test_while_the_encoder_is_busy_bm25_answers_at_once(hybrid_retriever):
     lookup = RuleLookup(hybrid_retriever, k=3)
 
     async def two_at_once():
-        return await asyncio.gather(lookup.find(married(1)), lookup.find(married(2)))
+        return await asyncio.gather(lookup.find(went(1)), lookup.find(went(2)))
 
     first, second = asyncio.run(two_at_once())
     assert first.mode == "hybrid" and not first.degraded
     assert second.mode == "bm25" and second.degraded and second.hits
-    assert second.hits[0].card.category == "preposition"
+    assert second.hits[0].card.category == "past_irregular"
     assert lookup.degraded == 1
-    third = asyncio.run(lookup.find(married(2)))  # degraded answers are not cached: hybrid next time
+    third = asyncio.run(lookup.find(went(2)))  # degraded answers are not cached: hybrid next time
     assert third.mode == "hybrid" and not third.cached
 
 
@@ -84,10 +92,10 @@ def test_only_cards_that_teach_the_edit_are_shown(hybrid_retriever):
 def test_a_busy_server_gets_bm25_without_touching_the_encoder(hybrid_retriever):
     load = {"busy": True}
     lookup = RuleLookup(hybrid_retriever, k=3, busy=lambda: load["busy"])
-    under_load = asyncio.run(lookup.find(married(7)))
+    under_load = asyncio.run(lookup.find(went(7)))
     assert under_load.mode == "bm25" and under_load.degraded
     load["busy"] = False
-    idle = asyncio.run(lookup.find(married(7)))
+    idle = asyncio.run(lookup.find(went(7)))
     assert idle.mode == "hybrid" and not idle.degraded
 
 
@@ -107,8 +115,21 @@ def test_the_portals_cards_are_one_per_edit_from_the_same_cache(hybrid_retriever
 
 def test_a_busy_server_gets_the_portal_bm25_cards(hybrid_retriever):
     lookup = RuleLookup(hybrid_retriever, k=3, busy=lambda: True)
-    (card,) = asyncio.run(lookup.cards_for([(married(4).sentence, married(4).edits[0])]))
-    assert card["category"] == "preposition" and lookup.degraded == 1 and not lookup._cache
+    (card,) = asyncio.run(lookup.cards_for([(went(4).sentence, went(4).edits[0])]))
+    assert card["category"] == "past_irregular" and lookup.degraded == 1 and not lookup._cache
+
+
+def test_the_only_card_that_fits_needs_no_ranking(hybrid_retriever):
+    """One card fits "married with → to": every ranking shows it alone, so it is answered without
+    the encoder (`fit`), busy server or not, and it is the card the hybrid ranking shows."""
+    lookup = RuleLookup(hybrid_retriever, k=3, busy=lambda: True)
+    answer = asyncio.run(lookup.find(married(5)))
+    assert answer.mode == "fit" and not answer.degraded and lookup.degraded == 0
+    ranked = RuleLookup(hybrid_retriever, k=3)._search(RuleLookup.key(married(5)), "hybrid", store=False)
+    assert [h.card.id for h in answer.hits] == [h.card.id for h in ranked.hits] == ["preposition_married_to"]
+    assert asyncio.run(lookup.find(married(5))).cached
+    # several cards fit "goed → went": ranked as before
+    assert asyncio.run(RuleLookup(hybrid_retriever, k=3).find(went(5))).mode == "hybrid"
 
 
 def test_the_api_pages_lookup_figure_is_the_retrieval_benchmarks():
