@@ -115,7 +115,8 @@ def free_port() -> int:
 
 @pytest.mark.slow  # loads the model
 def test_make_serve_on_another_port_serves_a_correction(venv, tmp_path):
-    """The README's `make serve PORT=8001`, on a free port: ready, it corrects the README's sentence."""
+    """The README's `make serve PORT=8001`, on a free port: ready, it corrects the README's sentence,
+    and its start-up logs no warning of the project's own."""
     (line,) = [line for line in make_lines() if line[1] == "serve" and port_of(line) != "8000"]
     port = free_port()
     command = [arg if not arg.startswith("PORT=") else f"PORT={port}" for arg in line]
@@ -147,4 +148,9 @@ def test_make_serve_on_another_port_serves_a_correction(venv, tmp_path):
         except subprocess.TimeoutExpired:
             os.killpg(make.pid, signal.SIGKILL)
             make.wait(timeout=10)
-    assert re.search(rf"corrige serve --host 127\.0\.0\.1 --port {port}$", log.read_text(), re.M)
+    text = log.read_text()
+    assert re.search(rf"corrige serve --host 127\.0\.0\.1 --port {port}$", text, re.M)
+    start_up = text.split("Application startup complete", 1)[0]
+    assert "Application startup complete" in text and not re.search(
+        r"^(WARNING|ERROR|CRITICAL) corrige", start_up, re.M
+    )
