@@ -1,11 +1,22 @@
 """Shared fixtures. Torch and NumPy share the process in some tests: keep OpenMP passive
 (torch's spinning worker threads otherwise slow small NumPy calls many times over)."""
 
+import fcntl
 import os
+from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+
+def pytest_configure(config):
+    """A pytest-xdist worker starts with COLUMNS=80 and LINES=24 in its environment, which a serial
+    run does not have: the CLI's console (`corrige.cli.console`, made at import) would take them
+    as its fixed size, and the commands' tables would wrap at 80 columns under -n 2 only."""
+    if hasattr(config, "workerinput"):
+        for name in ("COLUMNS", "LINES"):
+            os.environ.pop(name, None)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -41,3 +52,39 @@ def checked_quiz_bank():
     from corrige.tutor.retrieval import default_cache_dir
 
     QuestionBank.cached(default_cache_dir())
+
+
+# Running in parallel (`pytest -n 2`, pyproject's addopts): a test marked `exclusive` runs with no
+# other test running. Its worker takes the run's lock file exclusively, every other test takes it
+# shared, so an exclusive test waits for the test the other worker is running to end, and the other
+# worker waits for it before its next test. A second lock file (the gate) gives a waiting exclusive
+# test its turn before the other worker's next test. Setup (a module's server start included) and
+# teardown are inside the turn. Without xdist there is no lock.
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    basetemp = item.config.option.basetemp
+    if not hasattr(item.config, "workerinput") or not basetemp:
+        return (yield)
+    run_dir = Path(basetemp).parent  # xdist gives each worker <the run's basetemp>/<worker id>
+    exclusive = item.get_closest_marker("exclusive") is not None
+    with open(run_dir / "exclusive.gate", "a") as gate, open(run_dir / "exclusive.lock", "a") as lock:
+        fcntl.flock(gate, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        finally:
+            if not exclusive:
+                fcntl.flock(gate, fcntl.LOCK_UN)
+        try:
+            return (yield)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+            if exclusive:
+                fcntl.flock(gate, fcntl.LOCK_UN)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Modules with a test marked `slow` run first (their order, and each module's, kept): under
+    -n 2 each worker takes whole modules in this order (`--dist loadscope --no-loadscope-reorder`),
+    so the run does not end with one worker on a long module while the other has nothing left."""
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow)

@@ -52,6 +52,7 @@ def test_an_unknown_revision_is_refused_before_any_server_starts(tmp_path):
         unpack_revision(REPO, "no-such-revision-anywhere", tmp_path)
 
 
+@pytest.mark.slow  # two servers, the baseline's from its own tree
 def test_a_paired_run_measures_both_trees_every_round(model_dir):
     cfg = CompareConfig(baseline="HEAD", model=model_dir, rounds=2, block=4, clients=2, burst_requests=6)
     report = run_compare(cfg, REPO)

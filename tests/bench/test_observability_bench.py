@@ -16,6 +16,7 @@ def test_overheads_are_medians_of_the_paired_round_ratios():
     assert out["cpu_overhead_rounds"][0] == pytest.approx(0.5) and out["medians"]["on"]["cpu_ms"] == 3
 
 
+@pytest.mark.slow  # two servers
 def test_a_tiny_run_measures_both_servers():
     config = ObservabilityBenchConfig(rounds=1, latency_requests=10, load_clients=4, load_requests=16)
     out = run_observability_bench(config)

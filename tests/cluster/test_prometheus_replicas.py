@@ -36,6 +36,8 @@ def query(url: str, expr: str) -> list[dict]:
 
 
 @pytest.mark.slow
+# Ray Serve's replicas are found machine-wide (`replica_pids`) and need the CPUs: alone under -n 2
+@pytest.mark.exclusive
 def test_prometheus_sums_the_request_counter_over_two_replicas(tmp_path: Path) -> None:
     binary = shutil.which("prometheus")
     if binary is None:

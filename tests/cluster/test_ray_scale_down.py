@@ -71,6 +71,8 @@ def served_by(trace_store: Path, request_ids: list[str]) -> dict[str, int]:
 
 
 @pytest.mark.slow
+# Ray Serve's replicas are found machine-wide (`replica_pids`) and need the CPUs: alone under -n 2
+@pytest.mark.exclusive
 def test_scaling_from_two_replicas_to_one_answers_every_request_in_flight(tmp_path):
     import ray
     from ray import serve

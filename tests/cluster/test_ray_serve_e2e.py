@@ -100,6 +100,8 @@ def error_code(outcome: dict) -> str | None:
 
 
 @pytest.mark.slow
+# Ray Serve's replicas are found machine-wide (`replica_pids`) and need the CPUs: alone under -n 2
+@pytest.mark.exclusive
 def test_two_replicas_behind_the_proxy() -> None:
     metrics_port = free_port()
     server = LabServer.corrige("continuous", extra=["--replicas", "2", "--metrics-port", str(metrics_port)])

@@ -250,6 +250,7 @@ def test_the_benchmark_times_both_limiters_in_one_run(postgres):
     assert shared["median_us"] <= shared["p95_us"]
 
 
+@pytest.mark.exclusive  # compares the two limiters' timings: alone under -n 2
 def test_corrige_bench_limits_reports_both_sides_per_run(postgres, tmp_path):
     """The command against a given database (the throwaway server is `PostgresServer`, which the
     `postgres` fixture itself runs): a table and JSON with both limiters' median and p95."""

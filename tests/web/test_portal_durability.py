@@ -19,6 +19,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
+import pytest
 from conftest import portal_env
 from e2e_support import ServerProcess
 
@@ -32,6 +33,7 @@ def attempts(progress: dict) -> int:
     return sum(row["attempts"] for row in progress["categories"])
 
 
+@pytest.mark.slow  # 8 server starts per backend
 def test_no_acknowledged_record_is_lost_across_kill_9_restarts(model_dir, tmp_path, backend):
     # rules, tracing and metrics off: they do not touch the audit log and would only slow each start
     env = portal_env(
