@@ -54,12 +54,12 @@ def checked_quiz_bank():
     QuestionBank.cached(default_cache_dir())
 
 
-# Running in parallel (`pytest -n 2`, pyproject's addopts): a test marked `exclusive` runs with no
-# other test running. Its worker takes the run's lock file exclusively, every other test takes it
-# shared, so an exclusive test waits for the test the other worker is running to end, and the other
-# worker waits for it before its next test. A second lock file (the gate) gives a waiting exclusive
-# test its turn before the other worker's next test. Setup (a module's server start included) and
-# teardown are inside the turn. Without xdist there is no lock.
+# Running in parallel (`pytest -n 2 --dist loadscope --no-loadscope-reorder`, see pyproject): a
+# test marked `exclusive` runs with no other test running. Its worker takes the run's lock file
+# exclusively, every other test takes it shared, so an exclusive test waits for the test the other
+# worker is running to end, and the other worker waits for it before its next test. A second lock
+# file (the gate) gives a waiting exclusive test its turn before the other worker's next test. Setup
+# (a module's server start included) and teardown are inside the turn. Without xdist there is no lock.
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     basetemp = item.config.option.basetemp
@@ -85,6 +85,9 @@ def pytest_runtest_protocol(item, nextitem):
 def pytest_collection_modifyitems(config, items):
     """Modules with a test marked `slow` run first (their order, and each module's, kept): under
     -n 2 each worker takes whole modules in this order (`--dist loadscope --no-loadscope-reorder`),
-    so the run does not end with one worker on a long module while the other has nothing left."""
+    so the run does not end with one worker on a long module while the other has nothing left.
+    A serial run keeps the collection's order."""
+    if not (hasattr(config, "workerinput") or getattr(config.option, "numprocesses", None)):
+        return
     slow = {item.path for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.path not in slow)

@@ -20,7 +20,9 @@ from corrige.engine import (
 
 def config(policy: str, **overrides) -> EngineConfig:
     # Fewer slots than requests, so requests queue, join mid-flight and reuse slots.
-    base = {"n_slots": 16, "max_batch": 16, "max_wait_ms": 1, "speculative_tokens": 0}  # one token per step
+    # One token per step; no queue deadline unless a test sets one: the gate holds the model, and a
+    # loaded machine must not turn a waiting request into a DeadlineExceeded the test did not ask for.
+    base = {"n_slots": 16, "max_batch": 16, "max_wait_ms": 1, "speculative_tokens": 0, "queue_timeout_s": None}
     return EngineConfig(policy=policy, **{**base, **overrides})
 
 
