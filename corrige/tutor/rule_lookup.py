@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from corrige.tutor.agent import Correction
 from corrige.tutor.card_fit import fits
 from corrige.tutor.edits import Edit
+from corrige.tutor.knowledge import Card
 from corrige.tutor.retrieval import Mode, Retriever, RuleHit
 
 Key = tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]  # sentence, edits, each edit's category
@@ -61,8 +62,14 @@ def teaching(
     Friday" has the "in" of "interested in"), and such a card teaches the wrong rule however well
     it matches: no card is better than that one.
     """
-    pairs = list(zip(edits, categories, strict=True))
-    return [h for h in hits if any(fits(h.card, cat, o, r, sentence) for (o, r), cat in pairs)]
+    return [h for h in hits if teaches(h.card, edits, categories, sentence)]
+
+
+def teaches(
+    card: Card, edits: Sequence[tuple[str, str]], categories: Sequence[str], sentence: str | None = None
+) -> bool:
+    """Whether `card` fits one of the edits (`card_fit.fits`)."""
+    return any(fits(card, cat, o, r, sentence) for (o, r), cat in zip(edits, categories, strict=True))
 
 
 class RuleLookup:
@@ -183,8 +190,7 @@ class RuleLookup:
         if self.mode == "bm25":
             return None
         sentence, edits, categories = key
-        pairs = list(zip(edits, categories, strict=True))
-        fitting = [c for c in self.retriever.cards if any(fits(c, cat, o, r, sentence) for (o, r), cat in pairs)]
+        fitting = [card for card in self.retriever.cards if teaches(card, edits, categories, sentence)]
         if len(fitting) > 1:
             return None
         answer = RuleAnswer(tuple(RuleHit(card, 1.0, None, None) for card in fitting), "fit")
