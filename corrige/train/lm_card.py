@@ -21,7 +21,8 @@ def write(directory: Path) -> Path:
         "(`corrige/model/ngram.py`), built by `corrige lm build` (`corrige/train/ngram.py`) from the same "
         "clean corpus as the reader model. The tutor asks it which one-word change of a sentence, among the "
         "candidates its confusion sets propose (`corrige/tutor/candidates.py`), makes the sentence more likely "
-        "by a tuned margin (`corrige/tutor/rescoring.py`). It needs NumPy alone.",
+        "by a tuned margin (`corrige/tutor/rescoring.py`), and which known word a non-word stands for where "
+        "several are close (`corrige/tutor/spelling.py`). It needs NumPy alone.",
         "",
         "## Size",
         "",

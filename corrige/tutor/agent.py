@@ -43,7 +43,7 @@ from corrige.tutor.edits import Edit, apply_edits, changed_spans, diff_edits, no
 from corrige.tutor.patterns import pattern_fixes
 from corrige.tutor.plausibility import content_mismatch, load_known_words, load_word_counts, unknown_words
 from corrige.tutor.rescoring import Rescorer, RescoringConfig
-from corrige.tutor.spelling import Speller
+from corrige.tutor.spelling import Speller, book_counts
 from corrige.tutor.token_codec import AnswerStream, PromptTooLong, check_fits, encode_prompt, split_answer
 
 ABSTAIN_GLOSS = "no estoy seguro: revisa la frase con tu profesor"
@@ -139,8 +139,10 @@ class TutorFront:
         if config is None:
             config = tuned_config(directory)
         known = load_known_words(directory)
-        speller = load_speller(directory, config, known)
-        return TutorFront(cfg, BPETokenizer.load(directory), config, known, speller, load_rescorer(config))
+        # one language model for both: the speller's choice in context and the rescoring
+        lm = NgramLM.load(LM_MODEL) if config.spelling or config.rescoring else None
+        speller = load_speller(directory, config, lm)
+        return TutorFront(cfg, BPETokenizer.load(directory), config, known, speller, load_rescorer(config, lm=lm))
 
     @property
     def n_ctx(self) -> int:
@@ -198,9 +200,10 @@ class TutorFront:
         return correction
 
     def _fixes(self, text: str) -> list[Edit]:
-        """The speller's and the patterns' edits of `text`, in order, none overlapping another."""
+        """The patterns' and the speller's edits of `text`, in order, none overlapping another; a
+        pattern's first where both change a word ("teached": taught, not the speller's "reached")."""
         spelled = self.speller.fixes(text) if self.speller is not None else []
-        return non_overlapping(spelled + (pattern_fixes(text) if self.config.patterns else []))
+        return non_overlapping((pattern_fixes(text) if self.config.patterns else []) + spelled)
 
     def _prefer_patterns(self, c: Correction) -> Correction:
         """`c` with a pattern's edit of the learner's sentence instead of a model's edit inside the
@@ -388,21 +391,25 @@ def changed_settings(config: TutorConfig) -> dict[str, object]:
     }
 
 
-def load_speller(model_dir: Path, config: TutorConfig, known: frozenset[str] | None) -> Speller | None:
-    """The speller over a model directory's word counts, when its config asks for one."""
+def load_speller(model_dir: Path, config: TutorConfig, lm: NgramLM | None = None) -> Speller | None:
+    """The speller over a model directory's word counts and the book counts, choosing in context
+    with `lm` when given, when the config asks for one."""
     if not config.spelling:
         return None
     counts = load_word_counts(model_dir)
     if not counts:
         raise ValueError(f"{model_dir}: tutor.json asks for spelling, but {model_dir}/words.txt has no word counts")
-    return Speller(counts, known)
+    # the words the training texts hold, not the tutor's known words (their inflections, made up
+    # by rule: "techer" and "leter" are there, and would hide learners' misspellings)
+    return Speller(counts, books=book_counts(), lm=lm)
 
 
-def load_rescorer(config: TutorConfig, lm_dir: Path = LM_MODEL) -> Rescorer | None:
-    """The language model's rescorer with its tuned margins, when the config asks for one."""
+def load_rescorer(config: TutorConfig, lm_dir: Path = LM_MODEL, lm: NgramLM | None = None) -> Rescorer | None:
+    """The language model's rescorer with its tuned margins, when the config asks for one (over
+    `lm` when it is already loaded from `lm_dir`)."""
     if not config.rescoring:
         return None
-    return Rescorer(NgramLM.load(lm_dir), config=RescoringConfig.load(lm_dir))
+    return Rescorer(lm or NgramLM.load(lm_dir), config=RescoringConfig.load(lm_dir))
 
 
 def _inside_and_other(edit: Edit, rule: Edit) -> bool:

@@ -1,35 +1,58 @@
-"""Non-word spelling: "wich" → "which", "goverment" → "government".
+"""Non-word spelling: "wich" → "which", "goverment" → "government", "alot" → "a lot".
 
 Learners' texts are full of words that are no English word at all, and a dictionary finds them
 more surely than a small model does. A word is a non-word when neither the model's training
-vocabulary (`words.txt`, with counts) nor lemminflect's lexicon knows it. Its suggestion is the
-known word within two edits (insertions, deletions, substitutions, swaps of neighbours) that is
-fewest edits away (a doubled letter counting half) and then most frequent, found through an index
-of one-letter deletions in the manner of SymSpell: a word and a candidate two edits apart share a
-string with one letter deleted from each (or one of them whole).
+vocabulary (`words.txt`, with counts), a modern word list with frequencies (`BookCounts`: the
+82,765 words of symspellpy's English dictionary, counted in Google Books) nor lemminflect's
+lexicon knows it. Its candidates are the known words within two edits (insertions, deletions,
+substitutions, swaps of neighbours; one edit for a word under five letters), a doubled letter
+counting half, and the word split in two frequent words ("hardwork" → "hard work").
+
+Which candidate, in the manner of a noisy channel (Kernighan, Church & Gale 1990): with a
+language model, the one that makes the sentence most likely once each edit has cost
+`SpellerConfig.edit_cost` and each candidate gained `frequency_weight` times the log of its
+frequency, when it beats the next by `margin` ("the effect of the wark" → work, "the wark is
+dark" → no guess); the weights are tuned on a public learner set's dev half (JFLEG, four
+references; docs/tutor.md). Without one, the fewest edits and then the most frequent word, when
+it is `AMBIGUITY_RATIO` times more frequent than the next as close.
 
 Precision first, as everywhere in the tutor: a capitalised word (a name: Valencia, Carlos) is left
-alone, and so is a short word, a word with digits, a word with no suggestion, or one whose two best
-suggestions are about as likely (then a guess would be wrong too often).
+alone, and so is a short word, a word with digits, a word with no candidate, or one whose two best
+candidates are about as likely (then a guess would be wrong too often).
 """
 
 from __future__ import annotations
 
+import importlib.util
+import math
 import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 
 from lemminflect import getAllLemmas
 
+from corrige.model.ngram import NgramLM, words_of
 from corrige.tutor.edit_labels import CLOSED_CLASS
 from corrige.tutor.edits import Edit
 
 MIN_LENGTH = 3  # shorter non-words are mostly abbreviations ("pm", "st")
-MIN_COUNT = 3  # a suggestion must have been seen this often in training
-MIN_LENGTH_FOR_TWO_EDITS = 6  # two edits from a short word reach too many words
+MIN_COUNT = 3  # a word of the training texts must have been seen this often to be suggested
+MIN_LENGTH_FOR_TWO_EDITS = 5  # two edits from a shorter word reach too many words
 # what a suggestion may be besides a word lemminflect lists (it lists open-class words only)
-FUNCTION_WORDS = CLOSED_CLASS | frozenset("because although though until unless whether while than then also".split())
-AMBIGUITY_RATIO = 4.0  # the best suggestion must be this much more frequent than the next as close
+FUNCTION_WORDS = CLOSED_CLASS | frozenset(
+    "because although though until unless whether while than then also as so not can all and or but if".split()
+)
+AMBIGUITY_RATIO = 4.0  # without a language model, the best must be this much more frequent than the next as close
+# a non-word may be two words run together ("alot", "aswell", "infact") when both halves are at
+# least this frequent (per million words): "in many", not "i nmany"
+SPLIT_MIN_PER_MILLION = 100.0
+PER_MILLION = 1e6
+# a sentence's capitalised first word is a name as often as a misspelling: only a word at least this
+# frequent (per million words) is suggested for it (because, although, therefore, people, technology)
+FIRST_WORD_MIN_PER_MILLION = 20.0
 # learners' misspellings the rule above gets wrong or leaves: a split word (alot → lot), a Spanish
 # spelling (foto → foot), a misspelling the training texts hold (thier, begining, exemple, adress),
 # a near tie (wich: with, which). Each stands for one word only.
@@ -44,6 +67,50 @@ LEARNER_MISSPELLINGS = {
     "adress": "address",
     "untill": "until",
 }
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_VOWELS = "aeiouy"
+# the modern word list with frequencies: symspellpy's English dictionary (MIT licence; the words
+# of SCOWL counted in the Google Books Ngram corpus, CC BY 3.0), read from the installed package
+BOOK_COUNTS_PACKAGE = "symspellpy"
+BOOK_COUNTS_FILE = "frequency_dictionary_en_82_765.txt"
+
+
+@dataclass(frozen=True)
+class SpellerConfig:
+    """How a language model chooses among a non-word's candidates (tuned on JFLEG's dev half,
+    four references: the right word 238 times, a wrong one 39, none 90 of 367 non-words)."""
+
+    edit_cost: float = 12.0  # ln-probability one edit costs the candidate (a doubled letter: half)
+    frequency_weight: float = 1.0  # times the ln of the candidate's frequency, beside its context
+    margin: float = 3.0  # the best candidate's score must beat the next one's by this
+
+
+@cache
+def book_counts() -> dict[str, int]:
+    """Google Books counts of 82,765 common English words (see `BOOK_COUNTS_FILE`)."""
+    # found, not imported: the package's code is not needed (nor its optional dependencies)
+    spec = importlib.util.find_spec(BOOK_COUNTS_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError(f"{BOOK_COUNTS_PACKAGE} is not installed (pip install {BOOK_COUNTS_PACKAGE})")
+    text = (Path(spec.submodule_search_locations[0]) / BOOK_COUNTS_FILE).read_text(encoding="utf-8")
+    counts = {}
+    for line in text.splitlines():
+        word, _, count = line.partition(" ")
+        if count.strip().isdigit():
+            counts[word] = int(count)
+    return counts
+
+
+def per_million(*tables: Mapping[str, int]) -> dict[str, float]:
+    """Each word's frequency per million words, the highest any table gives it (each table
+    counted against its own total): the training texts' words beside the book counts."""
+    out: dict[str, float] = {}
+    for table in tables:
+        total = sum(table.values()) or 1
+        for word, n in table.items():
+            out[word] = max(out.get(word, 0.0), n * PER_MILLION / total)
+    return out
+
 
 # letters in any script (café, Ántonia are one word each), with an inner apostrophe (don't)
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
@@ -81,15 +148,29 @@ def edit_distance(a: str, b: str) -> int:
 class Speller:
     """Finds non-words in a sentence and suggests the known word each most likely stands for."""
 
-    def __init__(self, counts: Mapping[str, int], known: frozenset[str] | None = None) -> None:
-        self.counts = {w: n for w, n in counts.items() if n >= MIN_COUNT and w.isalpha()}
-        self.known = known if known is not None else frozenset(counts)
+    def __init__(
+        self,
+        counts: Mapping[str, int],
+        known: Iterable[str] | None = None,
+        *,
+        books: Mapping[str, int] | None = None,
+        lm: NgramLM | None = None,
+        config: SpellerConfig | None = None,
+    ) -> None:
+        """`counts`: the training texts' words; `books`: a second table of counts (`book_counts`),
+        whose words are known and suggested too; `lm`: the language model that chooses in context."""
+        seen = {w: n for w, n in counts.items() if n >= MIN_COUNT and w.isalpha()}
+        listed = {w: n for w, n in (books or {}).items() if w.isalpha()}
+        self.counts = per_million(seen, listed)
+        self.known = frozenset(known if known is not None else counts) | frozenset(listed)
+        self.lm = lm
+        self.config = config or SpellerConfig()
         self._built: dict[str, list[str]] | None = None
 
     @property
     def _index(self) -> dict[str, list[str]]:
         """Each word and its one-letter deletions → the words they come from; built on first use
-        (about two seconds for 40k words), so a process that never spells never pays for it."""
+        (a few seconds for 100k words), so a process that never spells never pays for it."""
         if self._built is None:
             index: dict[str, list[str]] = defaultdict(list)
             for word in self.counts:
@@ -106,41 +187,150 @@ class Speller:
         w = word.lower()
         return w not in self.known and w not in self.counts and not getAllLemmas(w)
 
+    def candidates(self, word: str) -> dict[str, float]:
+        """The known words a lower-case non-word may stand for, each with its cost in edits: within
+        one edit, or two for a word of `MIN_LENGTH_FOR_TWO_EDITS` letters or more (found through the
+        index from the word and each of its one-edit variants), and two frequent words run together.
+        Names and foreign words of the training texts are among them (rivals that make a guess
+        unsafe), though never suggested."""
+        max_distance = 2 if len(word) >= MIN_LENGTH_FOR_TWO_EDITS else 1
+        keys = _two_edit_keys(word) if max_distance == 2 else _deletes(word) | {word}
+        found: dict[str, float] = {}
+        for key in keys:
+            for candidate in self._index.get(key, ()):
+                if candidate not in found:
+                    found[candidate] = _cost(word, candidate, edit_distance(word, candidate))
+        out = {c: cost for c, cost in found.items() if cost <= max_distance}
+        for k in range(1, len(word)):
+            left, right = word[:k], word[k:]
+            frequent = min(self._frequency(left), self._frequency(right)) >= SPLIT_MIN_PER_MILLION
+            if frequent and _splits_into(left, right):
+                out[f"{left} {right}"] = 1.0
+        return out
+
+    def _frequency(self, word: str) -> float:
+        return self.counts.get(word, 0.0)
+
     def suggest(self, word: str) -> str | None:
-        """The known word ``word`` most likely misspells, or None when no suggestion is safe."""
+        """The known word ``word`` most likely misspells, out of context, or None when no suggestion
+        is safe: the fewest edits, then the most frequent by `AMBIGUITY_RATIO`."""
         w = word.lower()
         if w in LEARNER_MISSPELLINGS:
             return LEARNER_MISSPELLINGS[w]
-        if len(w) < MIN_LENGTH or not w.isalpha() or not self.is_nonword(w):
+        if not self._checkable(w):
             return None
-        max_distance = 2 if len(w) >= MIN_LENGTH_FOR_TWO_EDITS else 1
-        found: dict[str, int] = {}
-        for key in _deletes(w) | {w}:
-            for candidate in self._index.get(key, ()):
-                if candidate not in found:
-                    found[candidate] = edit_distance(w, candidate)
-        ranked = sorted(
-            ((_cost(w, c, d), -self.counts[c], c) for c, d in found.items() if d <= max_distance),
-            key=lambda r: (r[0], r[1]),
-        )
+        ranked = sorted((cost, -self._frequency(c), c) for c, cost in self.candidates(w).items() if " " not in c)
         if not ranked:
             return None
-        best_distance, best_count, best = ranked[0]
-        rivals = [r for r in ranked[1:] if r[0] == best_distance]
-        if rivals and -best_count < AMBIGUITY_RATIO * -rivals[0][1]:
+        best_cost, best_frequency, best = ranked[0]
+        rivals = [r for r in ranked[1:] if r[0] == best_cost]
+        if rivals and -best_frequency < AMBIGUITY_RATIO * -rivals[0][1]:
             return None
-        if best not in FUNCTION_WORDS and not getAllLemmas(best):
-            return None  # a name or a foreign word of the training texts (paella → pamela): no suggestion
-        return best
+        return best if _suggestible(best) else None
+
+    def suggest_in(self, sentence: str, start: int, word: str) -> str | None:
+        """The known word ``word`` (at character `start` of `sentence`) most likely misspells there,
+        chosen by the language model (see the module's docstring), or None when no choice is safe."""
+        w = word.lower()
+        if w in LEARNER_MISSPELLINGS:
+            return LEARNER_MISSPELLINGS[w]
+        if self.lm is None:
+            return self.suggest(word)
+        if not self._checkable(w):
+            return None
+        words = words_of(sentence)
+        at = len(words_of(sentence[:start]))
+        found = self.candidates(w)
+        if not found or at >= len(words) or words[at] != w.replace("’", "'"):
+            return None
+        names = sorted(found)
+        gains = self.lm.change_gains(words, [(at, at + 1, name.split()) for name in names])
+        cfg = self.config
+        scored = sorted(
+            (
+                (
+                    float(gain)
+                    - cfg.edit_cost * found[name]
+                    + cfg.frequency_weight * math.log(min(self._frequency(part) for part in name.split())),
+                    name,
+                )
+                for name, gain in zip(names, gains, strict=True)
+            ),
+            reverse=True,
+        )
+        if len(scored) > 1 and scored[0][0] - scored[1][0] < cfg.margin:
+            return None
+        best = scored[0][1]
+        return best if all(_suggestible(part) for part in best.split()) else None
+
+    def _checkable(self, w: str) -> bool:
+        return len(w) >= MIN_LENGTH and w.isalpha() and self.is_nonword(w)
 
     def fixes(self, sentence: str) -> list[Edit]:
-        """The non-words of ``sentence`` that have a safe suggestion, lower-case words only."""
+        """The non-words of ``sentence`` that have a safe suggestion: lower-case words, and the
+        sentence's first word when what it stands for is a common word ("Becouse" → "Because")."""
         out = []
         for m in _WORD.finditer(sentence):
             word = m.group()
-            if not word.islower() or sentence[m.end() : m.end() + 1] in ("'", "’"):
-                continue  # a name, an acronym, a sentence's first word, a spoken form (runnin'): not ours
-            suggestion = self.suggest(word)
+            if sentence[m.end() : m.end() + 1] in ("'", "’"):
+                continue  # a spoken form (runnin'): not ours
+            if word.islower():
+                suggestion = self.suggest_in(sentence, m.start(), word)
+            elif m.start() == _first_letter(sentence) and word[0].isupper() and word[1:].islower():
+                suggestion = self._suggest_first(sentence, m.start(), word)
+            else:
+                continue  # a name, an acronym: not ours
             if suggestion is not None:
                 out.append(Edit(m.start(), m.end(), word, suggestion, "spelling"))
         return out
+
+    def _suggest_first(self, sentence: str, start: int, word: str) -> str | None:
+        """A sentence's first word, capitalised: a name as often as a misspelling ("Bacchan",
+        "Khafre"), so only a common word is suggested, capitalised in turn."""
+        suggestion = self.suggest_in(sentence, start, word.lower())
+        if suggestion is None or min(map(self._frequency, suggestion.split())) < FIRST_WORD_MIN_PER_MILLION:
+            return None
+        return suggestion[0].upper() + suggestion[1:]
+
+
+def _first_letter(sentence: str) -> int:
+    m = re.search(r"[^\W\d_]", sentence)
+    return m.start() if m else -1
+
+
+def _splits_into(left: str, right: str) -> bool:
+    """Whether a word run together may be `left right`: one of them a function word ("alot",
+    "aswell", "infact", "forexample"); two content words are as often a compound the word
+    lists lack ("newsfeed", "webcamera") as two words)."""
+    return (len(left) > 1 or left in ("a", "i")) and (left in FUNCTION_WORDS or right in FUNCTION_WORDS)
+
+
+def _suggestible(word: str) -> bool:
+    """A word lemminflect lists or a function word: not a name or a foreign word of the training
+    texts (paella → pamela)."""
+    return word in FUNCTION_WORDS or bool(getAllLemmas(word))
+
+
+def _two_edit_keys(word: str) -> set[str]:
+    """The index keys that reach every known word two edits from `word` (the index holds each
+    word and its one-letter deletions), save two substitutions of consonants, in about a
+    thousand lookups rather than the five thousand of every one-edit variant's deletions:
+
+    - the word and its deletions, and their deletions: a word within one edit, or two letters
+      too many, or one too many and one wrong (the wrong one deleted on both sides);
+    - each variant with a letter inserted or replaced: two letters missing, one missing and one
+      wrong (the variant is then the known word less a letter, or the word itself);
+    - the deletions of each variant with neighbours swapped or a vowel replaced: a swap and
+      another edit, or two wrong letters of which one a vowel (Spanish speakers' "definetly")."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    deleted = _deletes(word)
+    keys = {word} | deleted
+    for d in deleted:
+        keys |= _deletes(d)
+    keys |= {a + c + b for a, b in splits for c in _LETTERS}
+    keys |= {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
+    swapped = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    vowels = {a + v + b[1:] for a, b in splits if b for v in _VOWELS if v != b[0]}
+    for variant in swapped | vowels:
+        keys |= _deletes(variant) | {variant}
+    return keys

@@ -3,9 +3,11 @@
 import pytest
 from tiny_tutor import read, tiny_tutor
 
-from corrige.tutor.agent import Tutor, TutorConfig, load_speller
+from corrige.model.ngram import NgramLM
+from corrige.tutor.agent import LM_MODEL, Tutor, TutorConfig, load_speller
+from corrige.tutor.bundled import BUNDLED_MODEL
 from corrige.tutor.plausibility import load_known_words, load_word_counts, write_known_words
-from corrige.tutor.spelling import Speller, edit_distance
+from corrige.tutor.spelling import Speller, book_counts, edit_distance
 
 COUNTS = {
     "which": 500,
@@ -85,10 +87,10 @@ def test_learners_misspellings_the_rule_gets_wrong_have_their_word():
     assert [(f.original, f.replacement) for f in fixes] == [("foto", "photo"), ("alot", "a lot")]
 
 
-def test_fixes_skip_capitalised_words_and_give_offsets(speller):
+def test_fixes_skip_capitalised_words_but_the_first_and_give_offsets(speller):
     sentence = "Wich food, Carlos, wich is realy good in Valencia."
     fixes = speller.fixes(sentence)
-    assert [(f.original, f.replacement) for f in fixes] == [("wich", "which"), ("realy", "really")]
+    assert [(f.original, f.replacement) for f in fixes] == [("Wich", "Which"), ("wich", "which"), ("realy", "really")]
     assert all(sentence[f.start : f.end] == f.original for f in fixes)
 
 
@@ -106,9 +108,9 @@ def test_word_counts_round_trip_and_keep_the_known_words(tmp_path):
     assert {"cat", "cats", "saw", "dog"} <= load_known_words(tmp_path)
     (tmp_path / "words.txt").write_text("cat\ndog\n")  # a list written before counts were kept
     assert load_word_counts(tmp_path) == {} and "dog" in load_known_words(tmp_path)
-    assert load_speller(tmp_path, TutorConfig(), None) is None
+    assert load_speller(tmp_path, TutorConfig()) is None
     with pytest.raises(ValueError, match="no word counts"):
-        load_speller(tmp_path, TutorConfig(spelling=True), None)
+        load_speller(tmp_path, TutorConfig(spelling=True))
 
 
 @pytest.fixture(scope="module")
@@ -138,3 +140,59 @@ def test_an_abstention_still_gets_the_spelling_of_the_learners_own_words(tutor):
     assert c.gloss == "ortografía: enviroment → environment"
     unsure = read(tutor, "We take care of the food.", "We take care of the fod. / ortografía: food → fod", prob=0.1)
     assert unsure.abstained and unsure.corrected == "We take care of the food."
+
+
+@pytest.fixture(scope="module")
+def bundled() -> Speller:
+    """The default model's speller: its training texts' counts, the book counts and the language model."""
+    speller = load_speller(BUNDLED_MODEL, TutorConfig(spelling=True), NgramLM.load(LM_MODEL))
+    assert speller is not None and speller.lm is not None
+    return speller
+
+
+def fixed(speller: Speller, sentence: str) -> list[tuple[str, str]]:
+    return [(f.original, f.replacement) for f in speller.fixes(sentence)]
+
+
+def test_the_language_model_chooses_the_word_the_context_needs(bundled):
+    assert fixed(bundled, "I go to wark every day.") == [("wark", "work")]
+    # dark, work, warm: nothing in the sentence tells them apart, so no guess
+    assert fixed(bundled, "The wark was dark.") == []
+    # the same non-word, another context: the words around it choose
+    assert fixed(bundled, "I recived your leter yesterday.") == [("recived", "received"), ("leter", "letter")]
+
+
+def test_the_book_counts_know_modern_words_the_training_texts_lack(bundled):
+    assert "technologies" not in load_word_counts(BUNDLED_MODEL) and "technologies" in book_counts()
+    assert fixed(bundled, "Old people could not find new tecnologies.") == [("tecnologies", "technologies")]
+    assert not bundled.is_nonword("smartphone") and not bundled.is_nonword("internet")
+    # inflections made up by rule from the training texts' words are no shield for a misspelling
+    assert fixed(bundled, "She is a good techer.") == [("techer", "teacher")]
+
+
+def test_two_edits_of_any_kind_reach_the_word(bundled):
+    assert fixed(bundled, "We must protect the inviroment.") == [("inviroment", "environment")]  # i→e, n added
+    assert fixed(bundled, "It is a sofisticated machine.") == [("sofisticated", "sophisticated")]  # f→p, h added
+    assert fixed(bundled, "I definetly agree.") == [("definetly", "definitely")]  # a vowel, a letter added
+
+
+def test_a_word_run_together_with_a_function_word_is_split(bundled):
+    assert fixed(bundled, "My friend likes it aswell.") == [("aswell", "as well")]
+    assert fixed(bundled, "Infact, I agree.") == [("Infact", "In fact")]
+    # two content words run together are as often a compound the lists lack
+    assert all(" " not in new for _, new in fixed(bundled, "I read it in my newsfeed."))
+
+
+def test_the_first_word_of_a_sentence_is_fixed_only_for_a_common_word(bundled):
+    assert fixed(bundled, "Becouse I was tired, I went home.") == [("Becouse", "Because")]
+    assert fixed(bundled, "Althogh it rained, we went out.") == [("Althogh", "Although")]
+    for name in ("Khafre built the pyramid.", "Bacchan is an actor.", "Amitabh sings well.", "Carlos ate it."):
+        assert fixed(bundled, name) == [], name
+
+
+def test_a_pattern_wins_over_the_speller_on_the_same_word(bundled):
+    answers = ["Their parents teached them. / sin errores"]
+    tutor = tiny_tutor(answers, TutorConfig(min_token_prob=0.5, patterns=True), bundled)
+    c = read(tutor, "Their parents teached them.", "Their parents teached them. / sin errores")
+    assert c.corrected == "Their parents taught them."  # not the speller's "reached"
+    assert [e.category for e in c.edits] == ["past_irregular"]
