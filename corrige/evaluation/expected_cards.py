@@ -327,6 +327,8 @@ def _capitalisation(o: str, r: str, s: str) -> str | None:
         return "capitalisation_days_months"
     if w == "i":
         return "capitalisation_i"
+    if re.match(r"\W*" + re.escape(o) + r"\b", s) and o[:1].islower():
+        return "capitalisation_sentence_start"  # the sentence's first word, in lower case
     return "capitalisation_nationalities"
 
 

@@ -219,8 +219,15 @@ def capitals(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[E
     for i, token in enumerate(tokens):
         following = tokens[i + 1].text if i + 1 < len(tokens) else ""
         pronoun = token.text in ("i", "i'm", "i've", "i'll", "i'd") and following != "."  # not "i.e."
-        if pronoun or (token.text in ALWAYS_CAPITALISED and token.text.islower()):
+        # a sentence's first word: a lower-case word, not an abbreviation ("e.g.") or a web address
+        first = i == 0 and _word_in_lower_case(token.text) and following not in (".", "@") and "www" not in text
+        if pronoun or first or (token.text in ALWAYS_CAPITALISED and token.text.islower()):
             yield replace_tokens(tokens, i, i + 1, token.text[0].upper() + token.text[1:], "capitalisation", text)
+
+
+def _word_in_lower_case(word: str) -> bool:
+    """A word of letters (an apostrophe inside: "we're"), all in lower case ("iPhone" is a name)."""
+    return word.islower() and word.replace("'", "").replace("’", "").isalpha()
 
 
 def age_with_be(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:

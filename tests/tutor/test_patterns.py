@@ -48,6 +48,11 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
             [("english", "English", "capitalisation"), ("i'm", "I'm", "capitalisation")],
         ),
         ("We met on monday.", [("monday", "Monday", "capitalisation")]),
+        ("we met on Monday.", [("we", "We", "capitalisation")]),
+        (
+            "we're late and my friend is english.",
+            [("we're", "We're", "capitalisation"), ("english", "English", "capitalisation")],
+        ),
         ("I have 20 years.", [("have 20 years", "am 20 years old", "age_have")]),
         ("My brother has 30 years old.", [("has", "is", "age_have")]),
         ("I ate a apple and an banana.", [("a", "an", "a_an"), ("an", "a", "a_an")]),
@@ -238,3 +243,17 @@ def test_a_pattern_the_answer_agrees_with_changes_nothing():
     tutor = tiny_tutor(answers, TutorConfig(min_token_prob=0.5, patterns=True))
     fixed = read(tutor, "She has 51 years but she sings.", answers[0])
     assert fixed.corrected == "She is 51 years old but she sings."
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "e.g. this one is better.",
+        "iPhone sales went up.",
+        "www.bbc.com has the news.",
+        "3 cats live here.",
+        '"hello," she said.',
+    ],
+)
+def test_a_first_word_that_is_no_lower_case_word_keeps_its_case(sentence):
+    assert [e for e in pattern_fixes(sentence) if e.start == 0] == []
