@@ -35,6 +35,33 @@ def state_home(tmp_path_factory):
         os.environ["XDG_STATE_HOME"] = before
 
 
+SERVING_PATH = Path(__file__).resolve().parent / "serving_path"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def serving_install():
+    """The processes the tests start (servers, `corrige` commands) import no torch, as in a serving
+    install: tests/serving_path, first on their PYTHONPATH, makes `import torch` fail, which spares
+    each server start the seconds spaCy (thinc) would spend importing it. This process keeps torch."""
+    before = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SERVING_PATH), before]))
+    yield
+    if before is None:
+        os.environ.pop("PYTHONPATH", None)
+    else:
+        os.environ["PYTHONPATH"] = before
+
+
+@pytest.fixture
+def with_torch(monkeypatch):
+    """For a test whose subprocess needs torch (the transformers peer server): the environment's own path."""
+    path = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(SERVING_PATH)]
+    if path:
+        monkeypatch.setenv("PYTHONPATH", os.pathsep.join(path))
+    else:
+        monkeypatch.delenv("PYTHONPATH", raising=False)
+
+
 @pytest.fixture(autouse=True)
 def clean_environment(monkeypatch):
     """Settings come from each test, never from the developer's CORRIGE_* variables."""

@@ -11,7 +11,7 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 
-def test_the_peer_answers_one_correction_with_the_same_shape_and_tokens(model_dir):
+def test_the_peer_answers_one_correction_with_the_same_shape_and_tokens(model_dir, with_torch):
     sentence = "Yesterday I goed to the store"
     with LabServer.peer(model_dir) as peer:
         response = httpx.post(f"{peer.url}/v1/grammar/correct", json={"sentence": sentence}, timeout=60)

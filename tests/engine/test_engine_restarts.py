@@ -195,8 +195,9 @@ def test_no_standby_when_restarts_are_off_and_none_once_given_up():
     assert failed and gave_up.is_set() and after is None
 
 
-def test_the_engine_child_imports_neither_the_tutors_word_tables_nor_torch():
-    """A child starts in about a second: it imports what it runs, not spaCy and torch (5 s of a start)."""
+def test_the_engine_child_imports_neither_the_tutors_word_tables_nor_torch(with_torch):
+    """A child starts in about a second: it imports what it runs, not spaCy and torch (5 s of a start).
+    Torch is importable here (`with_torch`), so that importing it would show."""
     script = (
         "import pickle, sys, functools\n"
         "from corrige.tutor.bundled import engine_parts\n"
