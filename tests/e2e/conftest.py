@@ -1,8 +1,13 @@
 """Real `uvicorn` servers in subprocesses on free loopback ports; each fixture kills its server.
 
-* `server`: plain `uvicorn --factory corrige.server.app:app_from_env`, rate limit off.
-* `reader_server`: the same on the reader model, whose answers end the corrected sentence with the
-  `<|gloss|>` token (skipped without that model).
+The servers run the seed model (`model_dir`), which starts and answers faster than the bundled
+reader: these tests are of serving (routes, streams, limits, restarts), which any model shows.
+The reader is what `reader_server`'s tests test.
+
+* `server`: plain `uvicorn --factory corrige.server.app:app_from_env`, rate limit off; one for
+  the session (its tests only send requests; none changes the server or its settings).
+* `reader_server`: the same on the bundled reader model, whose answers end the corrected sentence
+  with the `<|gloss|>` token (skipped without that model); one for the session too.
 * `slow_server`: `corrige serve`, one request at a time (batching none, 1 slot, 4 waiting),
   every model step slowed by 20 ms, so requests overlap long enough to queue and to be cut off.
 """
@@ -18,9 +23,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))  # the shared fixture model
 
 from e2e_support import ServerProcess  # noqa: E402
-from server_support import bundled_model_available  # noqa: E402
 
-from corrige.tutor.agent import BUNDLED_MODEL  # noqa: E402
+from corrige.tutor.agent import BUNDLED_MODEL, SEED_MODEL  # noqa: E402
 
 READER_MODEL = BUNDLED_MODEL.parent / "reader"
 
@@ -30,9 +34,9 @@ SERVE = ["-m", "corrige.cli", "serve"]
 
 @pytest.fixture(scope="session")
 def model_dir() -> Path:
-    """The bundled tutor (it ships with the package): real corrections, which the tests check."""
-    assert bundled_model_available(), f"no model in {BUNDLED_MODEL}"
-    return BUNDLED_MODEL
+    """The seed model (it ships with the package): real corrections, which the tests check."""
+    assert (SEED_MODEL / "model.safetensors").is_file(), f"no model in {SEED_MODEL}"
+    return SEED_MODEL
 
 
 def base_env(model_dir: Path, **extra: str) -> dict[str, str]:
@@ -47,7 +51,7 @@ def base_env(model_dir: Path, **extra: str) -> dict[str, str]:
     }
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server(model_dir, tmp_path_factory):
     process = ServerProcess(UVICORN, base_env(model_dir), tmp_path_factory.mktemp("logs") / "server.log")
     try:
@@ -56,7 +60,7 @@ def server(model_dir, tmp_path_factory):
         process.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def reader_server(tmp_path_factory):
     if not (READER_MODEL / "model.safetensors").is_file():
         pytest.skip("the reader model is not in corrige/models/reader")

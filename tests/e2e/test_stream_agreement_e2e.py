@@ -127,7 +127,12 @@ def test_the_chat_stream_spells_the_chat_message(any_server):
                 continue
             content = response.json()["choices"][0]["message"]["content"]
             plain = client.post("/v1/grammar/correct", json={"sentence": sentence, "rules": False}).json()
-            assert content == f"{plain['corrected']}\n\n{plain['explanation']}"
+            if "error" in plain:
+                # one sentence past the seed's 64-token window: the grammar route refuses it, so the
+                # chat answer has no correction to match (its stream is still checked against it)
+                assert plain["error"]["code"] == "prompt_too_long", plain
+            else:
+                assert content == f"{plain['corrected']}\n\n{plain['explanation']}"
             with client.stream("POST", "/v1/chat/completions", json={**body, "stream": True}) as stream:
                 lines = [line[len("data: ") :] for line in stream.iter_lines() if line.startswith("data: ")]
             assert lines[-1] == "[DONE]"
