@@ -53,8 +53,8 @@ def test_an_unknown_revision_is_refused_before_any_server_starts(tmp_path):
 
 
 @pytest.mark.slow  # two servers, the baseline's from its own tree
-def test_a_paired_run_measures_both_trees_every_round(model_dir):
-    cfg = CompareConfig(baseline="HEAD", model=model_dir, rounds=2, block=4, clients=2, burst_requests=6)
+def test_a_paired_run_measures_both_trees_every_round(seed_model_dir):
+    cfg = CompareConfig(baseline="HEAD", model=seed_model_dir, rounds=2, block=4, clients=2, burst_requests=6)
     report = run_compare(cfg, REPO)
     assert len(report["baseline_commit"]) == 40
     for tree in ("current", "baseline"):

@@ -17,8 +17,10 @@ def test_overheads_are_medians_of_the_paired_round_ratios():
 
 
 @pytest.mark.slow  # two servers
-def test_a_tiny_run_measures_both_servers():
-    config = ObservabilityBenchConfig(rounds=1, latency_requests=10, load_clients=4, load_requests=16)
+def test_a_tiny_run_measures_both_servers(seed_model_dir):
+    config = ObservabilityBenchConfig(
+        rounds=1, latency_requests=10, load_clients=4, load_requests=16, model=seed_model_dir
+    )
     out = run_observability_bench(config)
     for variant in ("on", "off"):
         rounds = out["rounds"][variant]

@@ -1,5 +1,5 @@
 """`corrige bench soak`: the verdict's arithmetic on made-up samples, the readings from /proc and
-the trace store against real ones, and a short soak of a real `corrige serve` (4 clients, 36 s)
+the trace store against real ones, and a short soak of a real `corrige serve` (seed model, 4 clients, 18 s)
 whose JSON must agree with its own samples and whose exit status must agree with its verdict."""
 
 from __future__ import annotations
@@ -153,11 +153,11 @@ def test_process_readings_follow_the_process(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_short_soak_of_a_real_server_reports_what_it_measured(tmp_path, model_dir):
+def test_a_short_soak_of_a_real_server_reports_what_it_measured(tmp_path, seed_model_dir):
     out, png = tmp_path / "soak.json", tmp_path / "soak.png"
     command = [
-        sys.executable, "-m", "corrige.cli", "bench", "soak", "--minutes", "0.6", "--clients", "4",
-        "--interval", "2", "--trace-store-max-spans", "500", "--model", str(model_dir),
+        sys.executable, "-m", "corrige.cli", "bench", "soak", "--minutes", "0.3", "--clients", "4",
+        "--interval", "2", "--trace-store-max-spans", "500", "--model", str(seed_model_dir),
         "--output", str(out), "--plot", str(png),
     ]  # fmt: skip
     env = {k: v for k, v in os.environ.items() if not k.startswith("CORRIGE_")}
@@ -170,8 +170,8 @@ def test_a_short_soak_of_a_real_server_reports_what_it_measured(tmp_path, model_
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
     cfg = result["config"]
-    assert (cfg["minutes"], cfg["clients"], cfg["interval_s"], cfg["trace_store_max_spans"]) == (0.6, 4, 2.0, 500)
-    assert result["run_s"] >= 36  # callers keep sending until the time is up, then finish
+    assert (cfg["minutes"], cfg["clients"], cfg["interval_s"], cfg["trace_store_max_spans"]) == (0.3, 4, 2.0, 500)
+    assert result["run_s"] >= 18  # callers keep sending until the time is up, then finish
     assert result["warmup_s"] == round(warmup_seconds(result["run_s"]), 2)
 
     samples = result["samples"]

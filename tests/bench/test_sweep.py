@@ -11,7 +11,7 @@ from corrige.cli import app
 
 
 @pytest.fixture(scope="module")
-def sweep(model_dir):
+def sweep(seed_model_dir):
     config = SweepConfig(
         policies=("continuous",),
         clients=(1, 2),
@@ -19,7 +19,7 @@ def sweep(model_dir):
         min_requests=12,
         max_seconds=20,
         dod_clients=0,
-        model=model_dir,
+        model=seed_model_dir,
     )
     return run_sweep(config)
 
