@@ -25,9 +25,9 @@ for folder in ("web", "e2e", "server"):
     sys.path.insert(0, str(TESTS / folder))
 from e2e_support import ServerProcess  # noqa: E402
 from postgres_support import start_postgres  # noqa: E402
-from server_support import build_fixture_model, bundled_model_available  # noqa: E402
+from server_support import build_fixture_model  # noqa: E402
 
-from corrige.tutor.agent import BUNDLED_MODEL  # noqa: E402
+from corrige.tutor.agent import SEED_MODEL  # noqa: E402
 
 UVICORN = ["-m", "uvicorn", "--factory", "corrige.server.app:app_from_env", "--no-access-log", "--log-level", "warning"]
 SECRET = "a-session-key-both-servers-share-0123456789"
@@ -43,7 +43,8 @@ def postgres():
 def servers(postgres, tmp_path_factory):
     """Servers `a` and `b` sharing everything, and `c` with another session key."""
     state = tmp_path_factory.mktemp("shared-state")
-    model = BUNDLED_MODEL if bundled_model_available() else build_fixture_model(state / "model")
+    # the seed model: what is shared (sessions, limits, traces) is the same on any model, and it starts faster
+    model = SEED_MODEL if (SEED_MODEL / "model.safetensors").is_file() else build_fixture_model(state / "model")
     base = {
         "CORRIGE_MODEL_DIR": str(model),
         "CORRIGE_WARMUP": "false",
