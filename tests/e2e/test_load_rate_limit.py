@@ -26,7 +26,7 @@ def test_load_that_hits_the_rate_limit_says_so_and_how_to_lift_it(model_dir, tmp
     try:
         run = subprocess.run(
             [sys.executable, "-m", "corrige.cli", "bench", "load", "--url", server.url, "--clients", "2"]
-            + ["--requests", str(REQUESTS), "--warmup", "0", "--output", str(output)],
+            + ["--requests", str(REQUESTS), "--warmup", "0", "--model", str(model_dir), "--output", str(output)],
             capture_output=True,
             text=True,
             timeout=180,
@@ -46,11 +46,11 @@ def test_load_that_hits_the_rate_limit_says_so_and_how_to_lift_it(model_dir, tmp
     assert "0 examples" not in server.log()
 
 
-def test_load_against_an_unlimited_server_has_no_rate_limit_line(server, tmp_path):
+def test_load_against_an_unlimited_server_has_no_rate_limit_line(server, model_dir, tmp_path):
     """The e2e `server` fixture runs with CORRIGE_RATE_LIMIT=0."""
     run = subprocess.run(
         [sys.executable, "-m", "corrige.cli", "bench", "load", "--url", server.url, "--clients", "2"]
-        + ["--requests", str(REQUESTS), "--warmup", "0"],
+        + ["--requests", str(REQUESTS), "--warmup", "0", "--model", str(model_dir)],
         capture_output=True,
         text=True,
         timeout=180,
