@@ -11,7 +11,7 @@ from corrige.engine import EngineConfig, FinishReason, InternalError, RequestOut
 from corrige.engine.core import EngineCore
 from corrige.engine.process import EngineProcess
 from corrige.engine.request import Request
-from corrige.tutor.agent import Tutor, engine_parts
+from corrige.tutor.agent import SEED_MODEL, Tutor, engine_parts
 
 SENTENCES = [
     "Yesterday I goed to the store.",
@@ -34,7 +34,8 @@ def bypassing(params: SamplingParams, **fields) -> SamplingParams:
 
 @pytest.mark.parametrize("policy", ["continuous", "static"])
 def test_100_poisoned_requests_fail_none_of_8_concurrent_clients_corrections(policy):
-    tutor = Tutor.load()
+    # the seed model: real corrections, and its smaller steps keep 204 requests short
+    tutor = Tutor.load(SEED_MODEL)
     prompts = {s: tutor.build_prompt(s) for s in SENTENCES}
     eos = tutor.tokenizer.special.eos
 
@@ -46,7 +47,7 @@ def test_100_poisoned_requests_fail_none_of_8_concurrent_clients_corrections(pol
     async def main():
         loop = asyncio.get_running_loop()
         config = EngineConfig(policy=policy, speculative_tokens=8, max_wait_ms=2)
-        build = functools.partial(engine_parts, None)
+        build = functools.partial(engine_parts, SEED_MODEL)
         engine = await asyncio.to_thread(EngineProcess, build, tutor.weights.cfg, config, loop=loop)
         try:
             alone = {s: (await engine.generate(p, params(p))).token_ids for s, p in prompts.items()}
