@@ -60,9 +60,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     sys.setswitchinterval(settings.gil_switch_ms / 1000)
     started = time.perf_counter()
     tutor = await asyncio.to_thread(load_tutor, settings)
-    # the tutor's word tables and speller index (a few seconds with the reader) build while the
-    # portal, the engine child and the rule cards load
-    tutor_warmed = asyncio.ensure_future(asyncio.to_thread(tutor.warm_up))
+    # with the warm-up on, the tutor's word tables and speller index (a few seconds with the
+    # reader) build while the portal, the engine child and the rule cards load
+    tutor_warmed = asyncio.ensure_future(asyncio.to_thread(tutor.warm_up)) if settings.warmup else None
     # learner portal: audit log, sessions, and quiz questions the model can take
     state.portal = await asyncio.to_thread(open_portal, settings, tutor.fits)
     loop = asyncio.get_running_loop()
@@ -76,7 +76,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         answers = service.answers
         state.metrics.answer_cache = lambda: (answers.hits, answers.misses, len(answers))
     try:
-        await tutor_warmed
+        if tutor_warmed is not None:
+            await tutor_warmed
         if settings.warmup:
             await warm_up(service)
         if state.portal is not None:

@@ -16,6 +16,7 @@ from lemminflect import getAllLemmas, getInflection
 
 from corrige.tutor import pattern_words as shared
 from corrige.tutor.edits import Edit, Token
+from corrige.tutor.function_words import FUNCTION_WORDS
 
 # adjectives of a noun that look like a regularised past ("a ringed hand": ring's past is rang)
 NOT_REGULARISED = frozenset({"ringed"})
@@ -35,6 +36,24 @@ PLURAL_DETERMINERS = frozenset("the my your his her our their these those some m
 MASS_PLURALS = frozenset("data media criteria staff police means series species".split())
 # "people is" has a rule of its own (`patterns.people_plural`); "many times" is mostly an adverb
 NOT_HERE = MASS_PLURALS | {"people", "times"}
+# words that say "more than one" of the noun after them (besides shared.NUMBER_WORDS)
+COUNTING_DETERMINERS = frozenset("these those both various few".split())
+OWNERS = frozenset("the my your his her our their these those".split())
+# what may follow a noun phrase's last word: its end, a preposition, a verb of the clause, a
+# conjunction (not a noun: "two dog food bowls"; not a pronoun: "these help me")
+NOUN_PHRASE_ENDS = frozenset(
+    ". , ; : ! ? ) in on at for of with from to by about are were have had will would can could should "
+    "must do did and or but because that which who when if than".split()
+)
+# "one of my friends is": the verb agrees with "one"
+ONE_OF_VERBS = frozenset("is was has".split())
+SUPERLATIVES = frozenset("most best worst greatest biggest main".split())
+# nouns learners use uncounted (many informations is its own rule; "many work" needs "much")
+UNCOUNTABLE = frozenset(
+    """information advice furniture homework luggage baggage equipment knowledge software feedback research
+    news money work water food music traffic weather bread rice evidence progress stuff fun love health
+    pollution transport accommodation english spanish fish sheep deer hair paper time""".split()
+)
 PREPOSITIONS = frozenset(
     "of in on at for with from to by about into under over through between among after before behind near like".split()
 )
@@ -222,6 +241,54 @@ def quantities(tokens: Sequence[Token], words: list[str], text: str) -> Iterator
             yield shared.replace_tokens(tokens, i, i + 1, "other", "noun_number", text)
         elif noun == "person" and (word in ("many", "several") or words[max(0, i - 2) : i + 1] == ["a", "lot", "of"]):
             yield shared.replace_tokens(tokens, i + 1, i + 2, "people", "noun_number", text)
+        elif _counts_more_than_one(words, i) and tokens[i + 1].text.islower():
+            yield from _plural_after(tokens, words, i + 1, text)
+        elif words[i : i + 2] == ["one", "of"] and i + 2 < len(words) and words[i + 2] in OWNERS:
+            # one of my friend, one of the best thing, one of the most important problem → plural
+            k = i + 3
+            while k < len(words) - 1 and k - i <= 5 and (words[k] in SUPERLATIVES or _adjective_only(words[k])):
+                k += 1
+            if k < len(words) and tokens[k].text.islower():
+                yield from _plural_after(tokens, words, k, text, ends=NOUN_PHRASE_ENDS | ONE_OF_VERBS)
+
+
+def _counts_more_than_one(words: list[str], i: int) -> bool:
+    """many, several, two… (digits up to 100: not a year), these, those, both, various, few."""
+    word = words[i]
+    if word.isdigit():
+        return 1 < int(word) <= 100
+    return shared.is_number(word) or word in COUNTING_DETERMINERS
+
+
+def _plural_after(
+    tokens: Sequence[Token], words: list[str], k: int, text: str, ends: frozenset[str] | None = None
+) -> Iterator[Edit]:
+    """The singular count noun at `k` in its plural, where the word after it ends the noun phrase
+    (`ends`; not "two dog food bowls", "these help me")."""
+    noun = words[k]
+    plural = _plural_of(noun)
+    if plural and shared.word_after(words, k + 1) in (ends or NOUN_PHRASE_ENDS):
+        yield shared.replace_tokens(tokens, k, k + 1, plural, "noun_number", text)
+
+
+@lru_cache(maxsize=4096)
+def _plural_of(noun: str) -> str | None:
+    """The plural of a singular count noun (friend → friends), None for anything else: a plural,
+    a mass noun, a function word, a word lemminflect does not list as a noun only, a noun whose
+    plural is itself."""
+    lemmas = getAllLemmas(noun)
+    if noun in UNCOUNTABLE or noun in NOT_HERE or noun == "person" or noun in FUNCTION_WORDS or len(noun) < 3:
+        return None  # "those who are", "3 out of"
+    if noun not in lemmas.get("NOUN", ()) or "ADJ" in lemmas:
+        return None  # not a noun, or an adjective as well ("both positive and negative")
+    plurals = getInflection(noun, "NNS")
+    return plurals[0] if plurals and plurals[0] != noun else None
+
+
+@lru_cache(maxsize=4096)
+def _adjective_only(word: str) -> bool:
+    lemmas = getAllLemmas(word)
+    return "ADJ" in lemmas and "NOUN" not in lemmas
 
 
 def _is_day(word: str) -> bool:

@@ -48,6 +48,11 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
             [("english", "English", "capitalisation"), ("i'm", "I'm", "capitalisation")],
         ),
         ("We met on monday.", [("monday", "Monday", "capitalisation")]),
+        ("I have many friend in Madrid.", [("friend", "friends", "noun_number")]),
+        ("There are several reason for this.", [("reason", "reasons", "noun_number")]),
+        ("She has two child and 3 cat.", [("child", "children", "noun_number"), ("cat", "cats", "noun_number")]),
+        ("One of my friend is a doctor.", [("friend", "friends", "noun_number")]),
+        ("It is one of the most beautiful city in Spain.", [("city", "cities", "noun_number")]),
         ("we met on Monday.", [("we", "We", "capitalisation")]),
         (
             "we're late and my friend is english.",
@@ -210,6 +215,10 @@ def test_a_pattern_is_fixed(sentence, expected):
         "How much does it cost? I am not used to it; it was in 1999 March.",  # "does" is do's; a year
         "It is more the same than before.",
         "My parents don't care, my family don't eat meat, and in my city don't rain.",  # plural, group, no subject
+        "I bought two dog food bowls and these help me a lot.",  # a compound; a verb after "these"
+        "Those who are here like both positive and negative news.",  # a function word; an adjective as well
+        "In 2010 I spent many time there with 3 out of 4 friends.",  # a year; a mass noun; a function word
+        "One of the reasons is money, and both students passed.",  # plurals already
     ],
 )
 def test_a_correct_or_ambiguous_sentence_is_left_alone(sentence):
