@@ -104,7 +104,7 @@ def test_the_readmes_make_commands_run_what_they_say(venv):
         if line[1] == "serve":
             assert recipe[-1] == f".venv/bin/corrige serve --host 127.0.0.1 --port {port_of(line)}", run.stdout
         else:
-            assert ".venv/bin/ruff check corrige tests" in recipe and recipe[-1].endswith("-m pytest -q"), run.stdout
+            assert ".venv/bin/ruff check corrige tests" in recipe and "-m pytest -q" in recipe[-1], run.stdout
 
 
 def free_port() -> int:
