@@ -45,6 +45,12 @@ NOUN_PHRASE_ENDS = frozenset(
     ". , ; : ! ? ) in on at for of with from to by about are were have had will would can could should "
     "must do did and or but because that which who when if than".split()
 )
+DISCUSS = frozenset("discuss discussed discusses discussing".split())
+ASSIST = {"assist": "attend", "assisted": "attended", "assists": "attends", "assisting": "attending"}
+# what one attends: "assisted to the meeting", "assist to class"; not "assist to do it" (helps to)
+ATTENDED_AFTER = frozenset(
+    "the a an my his her our their class classes school lessons lectures meetings conferences mass church".split()
+)
 # "one of my friends is": the verb agrees with "one"
 ONE_OF_VERBS = frozenset("is was has".split())
 SUPERLATIVES = frozenset("most best worst greatest biggest main".split())
@@ -312,7 +318,46 @@ def fixed_phrases(tokens: Sequence[Token], words: list[str], text: str) -> Itera
             yield shared.replace_tokens(tokens, i, i + 3, "can you", "question_order", text)
 
 
+def after_did(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I didn't went → go; did you saw → see; she did not knew → know: after "did" the verb is in
+    its base form (a past that is not its own base: "didn't put" is left)."""
+    for i, word in enumerate(words):
+        if word in ("didn't", "didnt"):
+            k = i + 1
+        elif word == "did" and shared.word_after(words, i + 1) == "not":
+            k = i + 2
+        elif word == "did" and shared.word_after(words, i + 1) in SUBJECT_PRONOUNS:
+            k = i + 2  # a question: "did you saw"
+        else:
+            continue
+        base = _base_of_past(shared.word_after(words, k))
+        if base and tokens[k].text.islower():
+            yield shared.replace_tokens(tokens, k, k + 1, base, "verb_form", text)
+
+
+@lru_cache(maxsize=4096)
+def _base_of_past(word: str) -> str | None:
+    """The base form of a verb's simple past (went → go, wanted → want), None for anything else."""
+    for lemma in getAllLemmas(word).get("VERB", ()):
+        if word != lemma and word in getInflection(lemma, "VBD") and word not in getInflection(lemma, "VB"):
+            return lemma
+    return None
+
+
+def calques(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """We discussed about the plan → discussed the plan; I assisted to a conference → attended a
+    conference: Spanish's "discutir sobre" and "asistir a", word for word."""
+    for i in range(len(words) - 1):
+        word, after = words[i], words[i + 1]
+        if word in DISCUSS and after == "about" and tokens[i].text.islower():
+            yield shared.replace_tokens(tokens, i, i + 2, word, "calque", text)
+        elif word in ASSIST and after == "to" and shared.word_after(words, i + 2) in ATTENDED_AFTER:
+            yield shared.replace_tokens(tokens, i, i + 2, ASSIST[word], "calque", text)
+
+
 PHRASE_RULES = (
+    after_did,
+    calques,
     regularised_past,
     plural_subject,
     singular_subject,

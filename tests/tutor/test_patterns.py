@@ -49,6 +49,10 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ),
         ("We met on monday.", [("monday", "Monday", "capitalisation")]),
         ("I have many friend in Madrid.", [("friend", "friends", "noun_number")]),
+        ("I didn't went there and she did not knew it.", [("went", "go", "verb_form"), ("knew", "know", "verb_form")]),
+        ("Did you saw him? Why did he left?", [("saw", "see", "verb_form"), ("left", "leave", "verb_form")]),
+        ("We discussed about the plan.", [("discussed about", "discussed", "calque")]),
+        ("I assisted to a conference.", [("assisted to", "attended", "calque")]),
         ("There are several reason for this.", [("reason", "reasons", "noun_number")]),
         ("She has two child and 3 cat.", [("child", "children", "noun_number"), ("cat", "cats", "noun_number")]),
         ("One of my friend is a doctor.", [("friend", "friends", "noun_number")]),
@@ -216,6 +220,8 @@ def test_a_pattern_is_fixed(sentence, expected):
         "It is more the same than before.",
         "My parents don't care, my family don't eat meat, and in my city don't rain.",  # plural, group, no subject
         "I bought two dog food bowls and these help me a lot.",  # a compound; a verb after "these"
+        "I didn't put it there, I didn't read it and it will assist to reduce costs.",  # pasts that are bases; helps to
+        "We talked about the plan and did it well.",
         "Those who are here like both positive and negative news.",  # a function word; an adjective as well
         "In 2010 I spent many time there with 3 out of 4 friends.",  # a year; a mass noun; a function word
         "One of the reasons is money, and both students passed.",  # plurals already
