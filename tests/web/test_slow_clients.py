@@ -19,6 +19,9 @@ import pytest
 from conftest import portal_env
 from e2e_support import HOST, ServerProcess
 
+# the header timeout is timed, and other clients must be served within it: alone under -n 2
+pytestmark = pytest.mark.exclusive
+
 SAFETY_S = 60.0
 SERVE = ["-m", "corrige.cli", "serve"]
 HEADER_TIMEOUT_S = 2.0
