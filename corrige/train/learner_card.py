@@ -158,8 +158,9 @@ def _gloss_note(results: dict[str, Any]) -> str:
     if results.get("spelling"):
         note += (
             " Non-words the answer leaves are fixed (`corrige/tutor/spelling.py`): the known words within two edits,"
-            " from the training vocabulary and a modern word list with Google Books counts (symspellpy's), the"
-            " one the trigram language model prefers in the sentence."
+            " from the training vocabulary and a modern word list with Google Books counts (symspellpy's English"
+            " dictionary, MIT; SCOWL's words counted in the Google Books Ngram corpus, CC BY 3.0), the one the"
+            " trigram language model prefers in the sentence."
         )
     if results.get("patterns"):
         note += " So are the fixed learner patterns it leaves (`corrige/tutor/patterns.py`: he don't, people is, …)."
