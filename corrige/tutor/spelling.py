@@ -77,8 +77,8 @@ BOOK_COUNTS_FILE = "frequency_dictionary_en_82_765.txt"
 
 @dataclass(frozen=True)
 class SpellerConfig:
-    """How a language model chooses among a non-word's candidates (tuned on JFLEG's dev half,
-    four references: the right word 238 times, a wrong one 39, none 90 of 367 non-words)."""
+    """How a language model chooses among a non-word's candidates (chosen on JFLEG's dev half,
+    four references; what they give is in docs/tutor.md#spelling)."""
 
     edit_cost: float = 12.0  # ln-probability one edit costs the candidate (a doubled letter: half)
     frequency_weight: float = 1.0  # times the ln of the candidate's frequency, beside its context
@@ -231,11 +231,11 @@ class Speller:
     def suggest_in(self, sentence: str, start: int, word: str) -> str | None:
         """The known word ``word`` (at character `start` of `sentence`) most likely misspells there,
         chosen by the language model (see the module's docstring), or None when no choice is safe."""
+        if self.lm is None:
+            return self.suggest(word)
         w = word.lower()
         if w in LEARNER_MISSPELLINGS:
             return LEARNER_MISSPELLINGS[w]
-        if self.lm is None:
-            return self.suggest(word)
         if not self._checkable(w):
             return None
         words = words_of(sentence)
