@@ -43,6 +43,9 @@ SUBJECTLESS_VERBS = frozenset("is was are were has have seems".split())
 MAX_OPENING_WORDS = 4  # a comma closes an opening phrase of at most this many words
 # words a clause may open with, after an opening phrase and its comma (In my opinion, the ...)
 CLAUSE_START = frozenset("i you he she it we they there this these those the a an my your his her our their".split())
+# "then" is a comparison's "than" only within this many words of a comparative
+COMPARISON_REACH = 6
+COMPARISON_WORDS = frozenset("more less rather different differently fewer".split())
 SUBJECT_WORDS = PRONOUNS | frozenset("there here this that what who which people".split())
 
 
@@ -150,7 +153,9 @@ def candidates(
         # a subject before a verb that has none (Is very cold, because is far, In Spain are many)
         if w in SUBJECTLESS_VERBS and before not in SUBJECT_WORDS:
             found += [Candidate(k, k, (p,), "insert", "pronoun") for p in ("it", "there")]
-    return [c for c in found if all(known(x) for x in c.words)]
+    return [
+        c for c in found if all(known(x) for x in c.words) and (c.words != ("than",) or _after_comparative(words, c.i))
+    ]
 
 
 def _replacements(
@@ -176,6 +181,24 @@ def _replacements(
                 continue  # a noun is made plural (two child), never singular: its number is the writer's
             found.append(Candidate(k, k + 1, (form,), "replace", family))
     return found
+
+
+def _after_comparative(words: list[str], k: int) -> bool:
+    """Whether a comparison opens in the words before `k` ("more expensive then", "harder then"):
+    only there does "then" stand for "than" (not in "if it rains, then we stay")."""
+    return any(_is_comparative(w) for w in words[max(0, k - COMPARISON_REACH) : k])
+
+
+@lru_cache(maxsize=4096)
+def _is_comparative(word: str) -> bool:
+    if word in COMPARISON_WORDS:
+        return True
+    lemmas = getAllLemmas(word)
+    return word.endswith("er") and any(
+        word in getAllInflections(lemma, upos=pos).get(tag, ())
+        for pos, tag in (("ADJ", "JJR"), ("ADV", "RBR"))
+        for lemma in lemmas.get(pos, ())
+    )
 
 
 @lru_cache(maxsize=16384)

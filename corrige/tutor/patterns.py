@@ -56,6 +56,8 @@ AGE_SUBJECTS = {"i": "am", "you": "are", "we": "are", "they": "are"}
 # (not "uni-" as in uninterested, unimportant)
 A_BEFORE = tuple("univers unit unif unicorn union uniq unison use usu uti ure eu one once".split())
 AN_BEFORE = ("hour", "honest", "honor", "honour", "heir")
+# words that never follow an article: "a" before them is a letter or a label ("type A or B")
+NOT_AFTER_ARTICLE = frozenset("and or of is are in on at to as if".split())
 WEATHER = frozenset("raining snowing cold hot sunny windy cloudy foggy late early".split())
 PROFESSIONS = frozenset(
     """teacher doctor nurse engineer student lawyer waiter waitress cook chef pilot dentist architect
@@ -90,6 +92,8 @@ LISTEN_OBJECTS = frozenset("music the a my your his her our their this that thes
 WORK_FORMS = frozenset("work works worked working".split())
 ABSTRACT_NOUNS = frozenset("life nature happiness society love".split())
 GENERIC_VERBS = frozenset("is was can has will makes gives".split())
+# nouns a learner gives "the" in the general sense ("la sociedad", "la naturaleza", "la humanidad")
+GENERAL_NOUNS = frozenset("society nature mankind humanity".split())
 
 
 @lru_cache(maxsize=4096)
@@ -248,6 +252,8 @@ def articles_a_an(tokens: Sequence[Token], words: list[str], text: str) -> Itera
         following = tokens[i + 1].text
         if words[i] not in ("a", "an") or not following.isalpha() or following.isupper():
             continue
+        if (i > 0 and tokens[i].text == "A") or following.lower() in NOT_AFTER_ARTICLE:
+            continue  # a label ("gene A and"), not an article
         word = following.lower()
         wants_an = (word[0] in "aeiou" and not word.startswith(A_BEFORE)) or word.startswith(AN_BEFORE)
         if (words[i] == "an") != wants_an:
@@ -279,9 +285,19 @@ def profession_article(tokens: Sequence[Token], words: list[str], text: str) -> 
 
 
 def generic_the(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
-    """The life is hard → Life is hard (only these abstract nouns, only as the sentence's subject)."""
+    """The life is hard → Life is hard (these abstract nouns as the sentence's subject); changes
+    in the society → changes in society, protect the nature → protect nature (the nouns that are
+    general wherever nothing after them says which: not "the society of Japan", "the nature we")."""
     if len(words) > 2 and words[0] == "the" and words[1] in ABSTRACT_NOUNS and words[2] in GENERIC_VERBS:
         yield replace_tokens(tokens, 0, 2, tokens[1].text.capitalize(), "generic_the", text)
+        return
+    for i in range(1, len(words) - 1):
+        noun = tokens[i + 1].text
+        if words[i] != "the" or words[i + 1] not in GENERAL_NOUNS or not noun.islower():
+            continue
+        after = word_after(words, i + 2)
+        if after in ENDS_A_PHRASE or after in GENERIC_VERBS or after in ("and", "but", "or", "because", "so"):
+            yield replace_tokens(tokens, i, i + 2, noun, "generic_the", text)
 
 
 def past_marker(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:

@@ -53,6 +53,8 @@ PER_MILLION = 1e6
 # a sentence's capitalised first word is a name as often as a misspelling: only a word at least this
 # frequent (per million words) is suggested for it (because, although, therefore, people, technology)
 FIRST_WORD_MIN_PER_MILLION = 20.0
+# a prefix that turns a word into its opposite: "unnormal" stands for "abnormal", never "normal"
+NEGATIVE_PREFIXES = ("un", "in", "im", "ir", "il", "dis", "non", "mis")
 # learners' misspellings the rule above gets wrong or leaves: a split word (alot → lot), a Spanish
 # spelling (foto → foot), a misspelling the training texts hold (thier, begining, exemple, adress),
 # a near tie (wich: with, which). Each stands for one word only.
@@ -200,11 +202,15 @@ class Speller:
             for candidate in self._index.get(key, ()):
                 if candidate not in found:
                     found[candidate] = _cost(word, candidate, edit_distance(word, candidate))
-        out = {c: cost for c, cost in found.items() if cost <= max_distance}
+        out = {
+            c: cost
+            for c, cost in found.items()
+            if cost <= max_distance and not any(word == p + c for p in NEGATIVE_PREFIXES)
+        }
         for k in range(1, len(word)):
             left, right = word[:k], word[k:]
             frequent = min(self._frequency(left), self._frequency(right)) >= SPLIT_MIN_PER_MILLION
-            if frequent and _splits_into(left, right):
+            if frequent and (_splits_into(left, right) or _compound_of(left, right)):
                 out[f"{left} {right}"] = 1.0
         return out
 
@@ -261,6 +267,8 @@ class Speller:
         if len(scored) > 1 and scored[0][0] - scored[1][0] < cfg.margin:
             return None
         best = scored[0][1]
+        if " " in best and not _splits_into(*best.split()):
+            return None  # two content words: a compound the word lists lack as often as two words
         return best if all(_suggestible(part) for part in best.split()) else None
 
     def _checkable(self, w: str) -> bool:
@@ -303,6 +311,13 @@ def _splits_into(left: str, right: str) -> bool:
     "aswell", "infact", "forexample"); two content words are as often a compound the word
     lists lack ("newsfeed", "webcamera") as two words)."""
     return (len(left) > 1 or left in ("a", "i")) and (left in FUNCTION_WORDS or right in FUNCTION_WORDS)
+
+
+def _compound_of(left: str, right: str) -> bool:
+    """Whether a non-word is two content words run together ("realtime", "handphone"): never
+    suggested as two words (`_splits_into`), but a rival that keeps a one-letter change
+    ("mealtime", "headphone") from being guessed."""
+    return min(len(left), len(right)) >= 3 and left not in FUNCTION_WORDS and right not in FUNCTION_WORDS
 
 
 def _suggestible(word: str) -> bool:

@@ -70,6 +70,8 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("My sister is nurse in a hospital.", [("nurse", "a nurse", "profession_article")]),
         ("I'm engineer.", [("engineer", "an engineer", "profession_article")]),
         ("The life is hard.", [("The life", "Life", "generic_the")]),
+        ("Technology has changed the society.", [("the society", "society", "generic_the")]),
+        ("We must protect the nature because it is ours.", [("the nature", "nature", "generic_the")]),
         ("Yesterday I play football.", [("play", "played", "past_marker")]),
         ("Last year, we go to Italy.", [("go", "went", "past_marker")]),
         ("Yesterday she goes home.", [("goes", "went", "past_marker")]),
@@ -225,6 +227,9 @@ def test_a_pattern_is_fixed(sentence, expected):
         "Those who are here like both positive and negative news.",  # a function word; an adjective as well
         "In 2010 I spent many time there with 3 out of 4 friends.",  # a year; a mass noun; a function word
         "One of the reasons is money, and both students passed.",  # plurals already
+        "The society of Japan is old and the nature of the problem is clear.",  # "of" says which
+        "In the society we live in, the Society for Science meets.",  # a clause says which; a name
+        "Each of his parents has gene A and one has type A or B.",  # a label, not an article
     ],
 )
 def test_a_correct_or_ambiguous_sentence_is_left_alone(sentence):

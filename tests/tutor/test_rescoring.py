@@ -160,3 +160,14 @@ def test_a_feelings_ing_becomes_ed_only_before_a_preposition(rescorer):
     assert not swaps("The story is a bit boring.")  # no preposition: a trigram cannot tell who is bored
     assert not swaps("I am very bored in class.")  # -ed is never made -ing
     assert _fix(rescorer, "I am interesting in music.") == "I am interested in music."
+
+
+def test_then_becomes_than_only_after_a_comparative(rescorer):
+    def to_than(text: str) -> bool:
+        tokens = tokenize(text)
+        return any(c.words == ("than",) for c in candidates(tokens, rescorer.sets, lambda w: True))
+
+    assert to_than("They could lose much more then others.")
+    assert to_than("It is harder then it looks.")
+    assert not to_than("Other people then are influenced by us.")  # "other" compares nothing here
+    assert not to_than("If it rains, then we stay at home.")

@@ -181,6 +181,15 @@ def test_a_word_run_together_with_a_function_word_is_split(bundled):
     assert fixed(bundled, "Infact, I agree.") == [("Infact", "In fact")]
     # two content words run together are as often a compound the lists lack
     assert all(" " not in new for _, new in fixed(bundled, "I read it in my newsfeed."))
+    # ... and a rival: not a word one letter away that means something else
+    assert fixed(bundled, "The news arrives in realtime.") == []  # not "mealtime"
+    assert fixed(bundled, "I called her on my handphone.") == []  # not "headphone"
+
+
+def test_a_negative_prefix_is_never_dropped(bundled):
+    # "unnormal" stands for "abnormal": "normal" says the opposite
+    assert "normal" not in bundled.candidates("unnormal")
+    assert all(new != "normal" for _, new in fixed(bundled, "He feels unnormal and sad."))
 
 
 def test_the_first_word_of_a_sentence_is_fixed_only_for_a_common_word(bundled):
