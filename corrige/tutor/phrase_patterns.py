@@ -39,6 +39,10 @@ NOT_HERE = MASS_PLURALS | {"people", "times"}
 # words that say "more than one" of the noun after them (besides shared.NUMBER_WORDS)
 COUNTING_DETERMINERS = frozenset("these those both various few".split())
 OWNERS = frozenset("the my your his her our their these those".split())
+# determiners of one thing, and theirs for more than one
+SINGULAR_DETERMINERS = {"this": "these", "that": "those", "another": "other"}
+# "that" before a plural is a determiner after these ("in that days"), a conjunction elsewhere
+THAT_DETERMINES_AFTER = frozenset("in on at of for from with by during all".split())
 # what may follow a noun phrase's last word: its end, a preposition, a verb of the clause, a
 # conjunction (not a noun: "two dog food bowls"; not a pronoun: "these help me")
 NOUN_PHRASE_ENDS = frozenset(
@@ -245,6 +249,9 @@ def quantities(tokens: Sequence[Token], words: list[str], text: str) -> Iterator
             yield shared.replace_tokens(tokens, i, i + 1, "many", "noun_number", text)
         elif word == "others" and plural:
             yield shared.replace_tokens(tokens, i, i + 1, "other", "noun_number", text)
+        elif word in SINGULAR_DETERMINERS and plural and _determines(words, i):
+            # this cars → these cars, in that days → in those days, another things → other things
+            yield shared.replace_tokens(tokens, i, i + 1, SINGULAR_DETERMINERS[word], "noun_number", text)
         elif noun == "person" and (word in ("many", "several") or words[max(0, i - 2) : i + 1] == ["a", "lot", "of"]):
             yield shared.replace_tokens(tokens, i + 1, i + 2, "people", "noun_number", text)
         elif _counts_more_than_one(words, i) and tokens[i + 1].text.islower():
@@ -256,6 +263,20 @@ def quantities(tokens: Sequence[Token], words: list[str], text: str) -> Iterator
                 k += 1
             if k < len(words) and tokens[k].text.islower():
                 yield from _plural_after(tokens, words, k, text, ends=NOUN_PHRASE_ENDS | ONE_OF_VERBS)
+
+
+def _determines(words: list[str], i: int) -> bool:
+    """Whether `words[i]` (this, that, another) stands before its noun phrase's last word: the
+    plural noun after it ends the phrase ("this cars are", "this companies used"; not "this sports
+    car"), and "that" is a
+    determiner only at the start or after a preposition ("I think that cars are" is a clause)."""
+    after = shared.word_after(words, i + 2)
+    lemmas = getAllLemmas(after)
+    if not (after in NOUN_PHRASE_ENDS | SUBJECT_PRONOUNS or ("VERB" in lemmas and "NOUN" not in lemmas)):
+        return False
+    if any(after in getInflection(v, "VBZ") for v in lemmas.get("VERB", ())) or after in ("is", "was", "has"):
+        return False  # "this phenomena reminds": the learner's noun is one thing, the verb says so
+    return words[i] != "that" or i == 0 or words[i - 1] in THAT_DETERMINES_AFTER
 
 
 def _counts_more_than_one(words: list[str], i: int) -> bool:

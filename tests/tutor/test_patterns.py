@@ -71,6 +71,11 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("I'm engineer.", [("engineer", "an engineer", "profession_article")]),
         ("The life is hard.", [("The life", "Life", "generic_the")]),
         ("Technology has changed the society.", [("the society", "society", "generic_the")]),
+        ("This companies used all this cars.", [("This", "These", "noun_number"), ("this", "these", "noun_number")]),
+        (
+            "In that days we had another problems.",
+            [("that", "those", "noun_number"), ("another", "other", "noun_number")],
+        ),
         ("We must protect the nature because it is ours.", [("the nature", "nature", "generic_the")]),
         ("Yesterday I play football.", [("play", "played", "past_marker")]),
         ("Last year, we go to Italy.", [("go", "went", "past_marker")]),
@@ -230,6 +235,8 @@ def test_a_pattern_is_fixed(sentence, expected):
         "The society of Japan is old and the nature of the problem is clear.",  # "of" says which
         "In the society we live in, the Society for Science meets.",  # a clause says which; a name
         "Each of his parents has gene A and one has type A or B.",  # a label, not an article
+        "I think that cars are useful and this sports car is fast.",  # a clause's "that"; a compound
+        "This phenomena reminds them of that.",  # the verb says the learner meant one thing
     ],
 )
 def test_a_correct_or_ambiguous_sentence_is_left_alone(sentence):
