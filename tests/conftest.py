@@ -71,6 +71,19 @@ def clean_environment(monkeypatch):
 
 
 @pytest.fixture(scope="session", autouse=True)
+def one_blas_thread():
+    """NumPy on one BLAS thread in the test processes, as `corrige serve`, `corrige correct` and the
+    engine run it (`corrige.model.blas`): the tests that run a model here (the bundled tutor over a
+    dev set, apps in a TestClient) otherwise split each small matrix product over two threads, and
+    on this 2-core machine, with the other pytest worker busy, each waits for a time slice: the
+    same corrections took 15 times as long. A test of the limit itself sets its own around it."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1, user_api="blas"):
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
 def checked_quiz_bank():
     """A server says ready once its quiz bank is checked, which takes seconds of CPU where the
     machine has no cached bank (a fresh clone's first run): check it once, here, so that the

@@ -1,20 +1,29 @@
 """`corrige correct A B C` with the real CLI and the bundled model: every text is tried, each
-split into sentences and corrected as the `text` path does."""
+split into sentences and corrected as the `text` path does.
+
+One test runs the command as a process (`python -m corrige.cli correct`); the others invoke the
+same typer app in this process (typer's CliRunner), with the bundled tutor loaded once for the
+module: loading it, and the speller's index its first corrections build, is most of a command's
+seconds."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import dataclass
 
 import pytest
+from typer.testing import CliRunner
 
+from corrige import cli
+from corrige.cli import core as cli_core
 from corrige.tutor.agent import Tutor
 from corrige.tutor.token_codec import PromptTooLong
 
 TOO_LONG = " ".join(["word"] * 150) + "."  # past the window of every bundled model (192 tokens at most)
 
 
-def corrige_correct(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+def corrige_correct_process(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "corrige.cli", "correct", *args],
         capture_output=True,
@@ -24,10 +33,44 @@ def corrige_correct(*args: str, stdin: str | None = None) -> subprocess.Complete
     )
 
 
-def test_a_sentence_too_long_is_reported_in_place_and_the_next_ones_are_corrected():
+@dataclass
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture(scope="module")
+def bundled_tutor() -> Tutor:
+    return Tutor.load()
+
+
+@pytest.fixture
+def corrige_correct(bundled_tutor, monkeypatch):
+    """`corrige correct ARGS` in this process, on the module's tutor (the command loads the bundled
+    model: no --model here); BLAS threads are left as they are in this process."""
+
+    def load(model_dir=None, config=None) -> Tutor:
+        assert model_dir is None and config is None, (model_dir, config)
+        return bundled_tutor
+
+    monkeypatch.setattr(Tutor, "load", load)
+    monkeypatch.setattr(cli_core, "_numpy_runtime_threads", lambda: None)
+
+    def run(*args: str, stdin: str | None = None) -> Run:
+        result = CliRunner().invoke(cli.app, ["correct", *args], input=stdin)
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        return Run(result.exit_code, result.stdout, result.stderr)
+
+    return run
+
+
+def test_a_sentence_too_long_is_reported_in_place_and_the_next_ones_are_corrected(bundled_tutor):
+    """The command as a process of its own."""
     with pytest.raises(PromptTooLong):  # the sentence in the middle is one the model refuses
-        Tutor.load().correct(TOO_LONG)
-    run = corrige_correct("He don't want to come.", TOO_LONG, "Yesterday I goed to the store")
+        bundled_tutor.correct(TOO_LONG)
+    run = corrige_correct_process("He don't want to come.", TOO_LONG, "Yesterday I goed to the store")
     assert run.returncode == 2, run.stdout + run.stderr
     lines = run.stdout.splitlines()
     assert lines[0] == "He don't want to come."
@@ -43,14 +86,14 @@ def test_a_sentence_too_long_is_reported_in_place_and_the_next_ones_are_correcte
     assert lines[-1] == "1 of 3 texts could not be corrected in full"
 
 
-def test_all_corrected_exits_zero():
+def test_all_corrected_exits_zero(corrige_correct):
     run = corrige_correct("He don't want to come.", "I has a cat.")
     assert run.returncode == 0, run.stdout + run.stderr
     assert "could not be corrected" not in run.stdout
     assert run.stdout.splitlines()[0] == "He don't want to come."
 
 
-def test_an_empty_sentence_is_an_error_not_a_correction():
+def test_an_empty_sentence_is_an_error_not_a_correction(corrige_correct):
     run = corrige_correct("", "She go to work by bus.")
     assert run.returncode == 2, run.stdout + run.stderr
     assert "(empty_sentence)" in run.stdout and "unparsable" not in run.stdout
@@ -63,7 +106,7 @@ EMAIL = (
 )
 
 
-def test_a_text_is_split_and_corrected_from_an_argument_stdin_or_a_file(tmp_path):
+def test_a_text_is_split_and_corrected_from_an_argument_stdin_or_a_file(corrige_correct, tmp_path):
     run = corrige_correct(EMAIL)
     assert run.returncode == 0, run.stdout + run.stderr
     out = run.stdout
@@ -78,7 +121,7 @@ def test_a_text_is_split_and_corrected_from_an_argument_stdin_or_a_file(tmp_path
 
 
 @pytest.mark.parametrize("spanish", ["Yo tengo un perro.", "Quiero aprender inglés porque es importante."])
-def test_spanish_is_refused_not_corrected(spanish):
+def test_spanish_is_refused_not_corrected(corrige_correct, spanish):
     run = corrige_correct(spanish, "She go to work by bus.")
     assert run.returncode == 2, run.stdout + run.stderr
     lines = run.stdout.splitlines()
@@ -86,6 +129,6 @@ def test_spanish_is_refused_not_corrected(spanish):
     assert "  → She goes to work by bus." in lines
 
 
-def test_nothing_to_correct_is_a_usage_error():
+def test_nothing_to_correct_is_a_usage_error(corrige_correct):
     run = corrige_correct()
     assert run.returncode == 2 and "give a sentence or a text" in run.stderr

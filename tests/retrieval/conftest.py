@@ -8,19 +8,6 @@ from corrige.tutor.knowledge import bundled_cards
 from corrige.tutor.retrieval import Retriever
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _one_blas_thread():
-    """One BLAS thread, as `corrige serve` runs: on a busy 2-core machine the encoder's small
-    matrix products are many times slower with two threads fighting for one free core."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        yield
-        return
-    with threadpool_limits(1, user_api="blas"):
-        yield
-
-
 @pytest.fixture(scope="session")
 def cards():
     return list(bundled_cards())

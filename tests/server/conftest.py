@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import threading
+from contextlib import ExitStack
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -20,19 +23,24 @@ def model_dir(tmp_path_factory):
     return build_fixture_model(tmp_path_factory.mktemp("fixture-model"))
 
 
+def settings_for(model_dir: Path, directory: Path, **overrides) -> Settings:
+    """The tests' settings: the fixture model, rate limit off, the engine on a thread, files in `directory`."""
+    values = {
+        "model_dir": model_dir,
+        "rate_limit": 0,
+        "access_log": False,
+        "blas_threads": 0,
+        "engine_process": False,  # a thread: the tests swap its model runner (tests/engine covers the process)
+        "trace_store": directory / "traces.sqlite",
+        **overrides,
+    }
+    return Settings(**values)
+
+
 @pytest.fixture
 def make_settings(model_dir, tmp_path):
     def make(**overrides) -> Settings:
-        values = {
-            "model_dir": model_dir,
-            "rate_limit": 0,
-            "access_log": False,
-            "blas_threads": 0,
-            "engine_process": False,  # a thread: the tests swap its model runner (tests/engine covers the process)
-            "trace_store": tmp_path / "traces.sqlite",
-            **overrides,
-        }
-        return Settings(**values)
+        return settings_for(model_dir, tmp_path, **overrides)
 
     return make
 
@@ -41,6 +49,27 @@ def make_settings(model_dir, tmp_path):
 def client(make_settings):
     with TestClient(create_app(make_settings())) as test_client:
         yield test_client
+
+
+@pytest.fixture(scope="module")
+def shared_app(model_dir, tmp_path_factory):
+    """`shared_app(**overrides)`: a started app (its TestClient) for a whole module, for tests that
+    only send requests the server answers or refuses without keeping anything a later test could
+    see (an app start is seconds of CPU: the tutor, the portal, the rule cards, the warm-up). Its
+    files (traces; the portal's database with `own_portal_db=True`) in a directory of its own, its
+    settings without the developer's CORRIGE_* variables, as a test's own app."""
+    with pytest.MonkeyPatch.context() as env, ExitStack() as stack:
+        for name in list(os.environ):
+            if name.startswith("CORRIGE_"):
+                env.delenv(name)
+
+        def start(own_portal_db: bool = False, **overrides) -> TestClient:
+            directory = tmp_path_factory.mktemp("shared-app")
+            if own_portal_db:
+                overrides["portal_db"] = directory / "portal.sqlite"
+            return stack.enter_context(TestClient(create_app(settings_for(model_dir, directory, **overrides))))
+
+        yield start
 
 
 @pytest.fixture

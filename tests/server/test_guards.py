@@ -16,6 +16,13 @@ from corrige.tutor.text import MAX_TEXT_CHARS
 URL = "/v1/grammar/correct"
 
 
+@pytest.fixture(scope="module")
+def client(shared_app):
+    """One app for the module's `client` tests: each sends a request a guard refuses, or one that
+    leaves nothing behind (the tests that need other settings start their own app)."""
+    return shared_app()
+
+
 def post_raw(client, body: bytes, content_type: str = "application/json", **headers):
     return client.post(URL, content=body, headers={"content-type": content_type, **headers})
 

@@ -10,10 +10,8 @@ import logging
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
 from server_support import error_of
 
-from corrige.server.app import create_app
 from corrige.server.error_codes import BY_CODE, ERROR_CODES, markdown_table
 from corrige.server.errors import ENGINE_STATUS, HTTP_CODES
 from corrige.server.guards import MAX_JSON_DEPTH, json_depth, json_problem
@@ -44,12 +42,20 @@ BODY_ROUTES = [
 ]
 
 
+@pytest.fixture(scope="module")
+def shared_portal_client(shared_app):
+    """One app for the module: every request here is refused or looks up what is not there."""
+    client = shared_app(own_portal_db=True)
+    session = client.get("/portal/api/session").json()
+    client.headers["X-CSRF-Token"] = session["csrf_token"]
+    return client
+
+
 @pytest.fixture
-def portal_client(make_settings, tmp_path):
-    with TestClient(create_app(make_settings(portal_db=tmp_path / "portal.sqlite"))) as client:
-        session = client.get("/portal/api/session").json()
-        client.headers["X-CSRF-Token"] = session["csrf_token"]
-        yield client
+def portal_client(shared_portal_client):
+    """The shared client with its session, its language cookie taken away after each test."""
+    yield shared_portal_client
+    shared_portal_client.cookies.delete("corrige_lang")
 
 
 # ---------------------------------------------------------------- bodies

@@ -19,15 +19,6 @@ from corrige.tutor.retrieval import default_cache_dir
 PORTAL_DOC = Path(__file__).resolve().parents[2] / "docs" / "portal.md"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _one_blas_thread():
-    """One BLAS thread, as the server runs the tutor: two fighting for a busy core are many times slower."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(1, user_api="blas"):
-        yield
-
-
 @pytest.fixture(scope="module")
 def tutor() -> Tutor:
     return Tutor.load(SEED_MODEL)  # the model that checks the bank
