@@ -229,14 +229,23 @@ def eval_cmd(
         ),
     ] = None,
     reference: Annotated[
-        Path | None,
+        list[Path] | None,
         typer.Option(
             help="FILE is then plain tokenised source lines and this file their references, line by line "
-            "(JFLEG: dev.src with dev.ref0). The tutor reads each source detokenised; ERRANT scores tokens.",
+            "(JFLEG: dev.src with dev.ref0; repeat it for several references, dev.ref0 to dev.ref3). The tutor "
+            "reads each source detokenised; ERRANT scores tokens.",
             exists=True,
             dir_okay=False,
         ),
     ] = None,
+    best_reference: Annotated[
+        bool,
+        typer.Option(
+            help="With several references (the repeated --reference files, or an M2 file's annotators as "
+            "CoNLL-2014's two): score each sentence against the one that suits it best, as errant_compare "
+            "does. Without it, the first reference only.",
+        ),
+    ] = False,
     hypotheses: Annotated[
         Path | None,
         typer.Option(
@@ -270,6 +279,7 @@ def eval_cmd(
             as_text=as_text,
             reference=reference,
             hypotheses=hypotheses,
+            best_reference=best_reference,
         )
         return
     from corrige.cli.tutor_eval import evaluate_tutor

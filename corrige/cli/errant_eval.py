@@ -95,10 +95,10 @@ def _progress(console: Console, label: str) -> Any:
     )
 
 
-def _format(file: Path, reference: Path | None) -> str:
+def _format(file: Path, reference: list[Path] | None) -> str:
     from corrige.evaluation.errant_scoring import is_m2
 
-    return "plain pair" if reference is not None else "m2" if is_m2(file) else "tsv"
+    return "plain pair" if reference else "m2" if is_m2(file) else "tsv"
 
 
 def _summary(s: ErrantScores) -> dict[str, Any]:
@@ -119,8 +119,9 @@ def run(
     sweep: bool,
     min_token_prob: float | None,
     as_text: bool = False,
-    reference: Path | None = None,
+    reference: list[Path] | None = None,
     hypotheses: Path | None = None,
+    best_reference: bool = False,
 ) -> dict[str, Any]:
     """Read, correct (unless `score_only` or `hypotheses`), score, print; returns the figures
     written to JSON."""
@@ -129,7 +130,9 @@ def run(
     from corrige.evaluation import errant_predict as ep
     from corrige.evaluation import errant_scoring as es
 
-    results: dict[str, Any] = {"metric": "ERRANT span-based correction, one reference, F0.5"}
+    metric = "best of the references" if best_reference else "one reference"
+    results: dict[str, Any] = {"metric": f"ERRANT span-based correction, {metric}, F0.5"}
+    reference = reference or None
     tokenised = False
     if score_only is not None:
         rows, outputs = ep.read_predictions(score_only)
@@ -161,12 +164,15 @@ def run(
             task = progress.add_task("correct", total=len(rows))
             predict = ep.predict_as_text if as_text else ep.predict
             outputs = predict(tutor, [r.source for r in rows], lambda k: progress.advance(task, k))
+    if score_only is None:
+        results["references"] = 1 + max((len(r.other_edits) + len(r.other_references) for r in rows), default=0)
     with console.status("loading spaCy and ERRANT"):
         scorer = es.ErrantScorer()
     with console.status("scoring with ERRANT"):
-        scores = scorer.score(rows, outputs, tokenised)
+        scores = scorer.score(rows, outputs, tokenised, best_reference)
     results["scores"] = scores.to_dict()
-    print_table(console, summary_table(f"ERRANT: {results['file']}", scores))
+    title = f"ERRANT: {results['file']}" + (" (best of the references)" if best_reference else "")
+    print_table(console, summary_table(title, scores))
     print_table(console, types_table(scores))
     if sweep and tutor is None:
         console.print("[yellow]--sweep needs generations: it is skipped with --score-only[/]")

@@ -11,6 +11,12 @@ reference; TP, FP and FN are summed over the corpus, as ``errant_compare`` does 
 - ``noop`` edits and ``UNK`` edits (detected, not corrected) are not scored;
 - precision is 1.0 with no FP and recall 1.0 with no FN (``errant_compare``'s convention).
 
+With several references (an M2 file's annotators, as CoNLL-2014's two; JFLEG's four reference
+files) the default scores the first only, as the figures of `corrige eval` always have; with
+``best_reference`` each sentence is scored against the reference that gives the corpus the best
+F0.5 so far (then more TP, fewer FP, fewer FN), as ``errant_compare`` does with several
+annotators. A false alarm stays a change to a sentence the first reference leaves as it is.
+
 Two departures from reading M2 verbatim, both for learner text: a correction written
 ``-NONE-`` in an edit that is not a ``noop`` is read as a deletion (the empty string), and a
 prediction equal to the source up to whitespace has no edits.
@@ -31,7 +37,7 @@ import csv
 import logging
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -65,13 +71,16 @@ class Row:
     """One sentence to correct and its reference.
 
     `source_tokens` and `reference_edits` come from an M2 file; a TSV row leaves them None and
-    ERRANT derives the reference edits from `reference`.
+    ERRANT derives the reference edits from `reference`. Other references of the same sentence
+    are `other_edits` (an M2 file's other annotators) or `other_references` (other reference files).
     """
 
     source: str
     reference: str
     source_tokens: tuple[str, ...] | None = None
     reference_edits: tuple[SpanEdit, ...] | None = None
+    other_edits: tuple[tuple[SpanEdit, ...], ...] = ()
+    other_references: tuple[str, ...] = ()
 
     @property
     def correct(self) -> bool:
@@ -149,14 +158,22 @@ def _rate(num: int, den: int) -> float:
 # --- reading files -------------------------------------------------------------------------
 
 
-def read_parallel(path: str | Path, half: str = "all", reference: str | Path | None = None) -> list[Row]:
+def read_parallel(
+    path: str | Path, half: str = "all", reference: str | Path | Sequence[str | Path] | None = None
+) -> list[Row]:
     """Rows of an M2 file (first line `S ...`), of a TSV with a header, or (with `reference`) of
-    two plain files of tokenised lines, sources and their references (JFLEG's `dev.src`, `dev.ref0`)."""
+    plain files of tokenised lines, sources and their references (JFLEG's `dev.src`, `dev.ref0`;
+    several reference files: the first is the row's reference, the others its `other_references`)."""
     path = Path(path)
     if reference is not None:
         if half != "all":
             raise ValueError(f"{path}: plain files have no halves; use --half all")
-        return read_plain_pair(path, reference)
+        references = [reference] if isinstance(reference, str | Path) else list(reference)
+        if not references:
+            raise ValueError(f"{path}: no reference file")
+        rows = read_plain_pair(path, references[0])
+        others = [read_plain_pair(path, r) for r in references[1:]]
+        return [replace(row, other_references=tuple(o[i].reference for o in others)) for i, row in enumerate(rows)]
     if is_m2(path):
         if half != "all":
             raise ValueError(f"{path}: an M2 file has no halves; use --half all")
@@ -207,8 +224,8 @@ def read_tsv(path: str | Path, half: str = "all") -> list[Row]:
 
 
 def read_m2(path: str | Path, annotator: int = 0) -> list[Row]:
-    """Blocks of `S tokens` and `A start end|||type|||correction|||...|||annotator` lines; only
-    `annotator`'s edits are kept."""
+    """Blocks of `S tokens` and `A start end|||type|||correction|||...|||annotator` lines;
+    `annotator`'s edits are the row's reference, the other annotators' its `other_edits`."""
     path = Path(path)
     rows = []
     for block in re.split(r"\n\s*\n", Path(path).read_text(encoding="utf-8").strip()):
@@ -216,18 +233,21 @@ def read_m2(path: str | Path, annotator: int = 0) -> list[Row]:
         if not lines or not lines[0].startswith("S "):
             raise ValueError(f"{path}: an M2 block must start with an S line: {block[:60]!r}")
         tokens = tuple(lines[0][2:].split())
-        edits = []
+        by_annotator: dict[int, list[SpanEdit]] = {annotator: []}
         for line in lines[1:]:
             if not line.startswith("A "):
                 continue
             fields = line[2:].split("|||")
             start, end = (int(x) for x in fields[0].split())
-            if int(fields[-1]) != annotator or fields[1] == "noop" or start < 0:
-                continue
+            edits = by_annotator.setdefault(int(fields[-1]), [])
+            if fields[1] == "noop" or start < 0:
+                continue  # the annotator saw nothing to correct: still a reference
             correction = "" if fields[2] == "-NONE-" else " ".join(fields[2].split())
             edits.append(SpanEdit(start, end, correction, fields[1]))
+        edits = by_annotator.pop(annotator)
+        others = tuple(tuple(by_annotator[k]) for k in sorted(by_annotator))
         reference = apply_edits(tokens, edits)
-        rows.append(Row(detokenize(tokens), detokenize(reference), tokens, tuple(edits)))
+        rows.append(Row(detokenize(tokens), detokenize(reference), tokens, tuple(edits), other_edits=others))
     log.info("read %d sentences from %s (annotator %d)", len(rows), path, annotator)
     return rows
 
@@ -352,8 +372,20 @@ class ErrantScorer:
     def reference_edits(self, row: Row) -> tuple[SpanEdit, ...]:
         return row.reference_edits if row.reference_edits is not None else self.edits(row, row.reference)
 
-    def score(self, rows: Sequence[Row], outputs: Sequence[Output], tokenised: bool = False) -> ErrantScores:
-        """Corpus figures of `outputs` (`tokenised`: the predictions are tokenised text, read as it is)."""
+    def all_reference_edits(self, row: Row) -> list[tuple[SpanEdit, ...]]:
+        """The edits of each of the row's references, the first reference first."""
+        return [
+            self.reference_edits(row),
+            *row.other_edits,
+            *(self.edits(row, text) for text in row.other_references),
+        ]
+
+    def score(
+        self, rows: Sequence[Row], outputs: Sequence[Output], tokenised: bool = False, best_reference: bool = False
+    ) -> ErrantScores:
+        """Corpus figures of `outputs` (`tokenised`: the predictions are tokenised text, read as it is;
+        `best_reference`: each sentence against whichever of its references suits it best, see the
+        module's docstring)."""
         if len(rows) != len(outputs):
             raise ValueError(f"{len(rows)} rows but {len(outputs)} outputs")
         tp = fp = fn = changed = correct = false_alarms = abstentions = refusals = 0
@@ -370,7 +402,9 @@ class ErrantScorer:
             if row.correct:
                 correct += 1
                 false_alarms += is_changed
-            counts = compare_edits(self.edits(row, prediction, tokenised), self.reference_edits(row))
+            hypothesis = self.edits(row, prediction, tokenised)
+            references = self.all_reference_edits(row) if best_reference else [self.reference_edits(row)]
+            counts = best_counts([compare_edits(hypothesis, ref) for ref in references], (tp, fp, fn))
             for t, (a, b, c) in counts.items():
                 tp, fp, fn = tp + a, fp + b, fn + c
                 acc = types.setdefault(t, [0, 0, 0])
@@ -394,6 +428,20 @@ class ErrantScorer:
             refusal_rate=_rate(refusals, n),
             per_type=per_type,
         )
+
+
+def best_counts(
+    candidates: Sequence[dict[str, tuple[int, int, int]]], so_far: tuple[int, int, int]
+) -> dict[str, tuple[int, int, int]]:
+    """Of one sentence's counts against each of its references, those that give the corpus
+    (`so_far`, TP FP FN) the highest F0.5, then more TP, fewer FP, fewer FN (`errant_compare`'s
+    choice of annotator); the first on a tie."""
+
+    def rank(counts: dict[str, tuple[int, int, int]]) -> tuple[float, int, int, int]:
+        tp, fp, fn = (so_far[i] + sum(c[i] for c in counts.values()) for i in range(3))
+        return (prf(tp, fp, fn)[2], tp, -fp, -fn)
+
+    return max(candidates, key=rank)  # max keeps the first of equal ranks
 
 
 def compare_edits(hyp: Iterable[SpanEdit], ref: Iterable[SpanEdit]) -> dict[str, tuple[int, int, int]]:
@@ -434,6 +482,7 @@ __all__ = [
     "SpanEdit",
     "TypeScore",
     "apply_edits",
+    "best_counts",
     "compare_edits",
     "detokenize",
     "is_m2",

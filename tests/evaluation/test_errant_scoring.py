@@ -412,3 +412,73 @@ def test_cli_scores_saved_hypotheses_beside_the_tutor(tmp_path):
     ours = tmp_path / "ours.json"
     _invoke(str(src), "--reference", str(ref), "--json", str(ours))
     assert json.loads(ours.read_text())["scores"]["rows"] == 3
+
+
+TWO_ANNOTATORS = (
+    "S I am agree with you .\n"
+    "A 1 2|||U:VERB|||-NONE-|||REQUIRED|||-NONE-|||0\n"
+    "A 1 2|||U:VERB|||-NONE-|||REQUIRED|||-NONE-|||1\n"
+    "A 4 4|||M:DET|||all|||REQUIRED|||-NONE-|||1\n"
+    "\n"
+    "S He like tea .\n"
+    "A -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||0\n"
+    "A 1 2|||SVA|||likes|||REQUIRED|||-NONE-|||1\n"
+)
+
+
+def test_the_best_of_an_m2_files_annotators_is_errant_compares_choice(tmp_path, scorer):
+    path = tmp_path / "two.m2"
+    path.write_text(TWO_ANNOTATORS)
+    first, second = es.read_m2(path)
+    assert first.other_edits == ((es.SpanEdit(1, 2, "", "U:VERB"), es.SpanEdit(4, 4, "all", "M:DET")),)
+    assert second.reference_edits == () and second.other_edits == ((es.SpanEdit(1, 2, "likes", "SVA"),),)
+    outputs = [es.Output("I agree with you."), es.Output("He likes tea.")]
+    one = scorer.score([first, second], outputs)
+    # annotator 0 alone: "likes" is an edit it did not make, and its sentence stays correct
+    assert (one.tp, one.fp, one.fn, one.false_alarms) == (1, 1, 0, 1)
+    best = scorer.score([first, second], outputs, best_reference=True)
+    # each sentence against the annotator that suits it: annotator 0 for the first (1 TP, no FN
+    # rather than annotator 1's missed "all"), annotator 1 for the second; false alarms stay annotator 0's
+    assert (best.tp, best.fp, best.fn, best.false_alarms) == (2, 0, 0, 1)
+    # the source unchanged: annotator 0's "correct" sentence is the better reference for the second
+    unchanged = scorer.score([first, second], [es.Output(r.source) for r in (first, second)], best_reference=True)
+    assert (unchanged.tp, unchanged.fp, unchanged.fn) == (0, 0, 1)
+
+
+def test_best_counts_ranks_by_corpus_f_then_tp_then_fewer_errors():
+    a, b = {"X": (1, 0, 1)}, {"X": (1, 0, 0)}
+    assert es.best_counts([a, b], (0, 0, 0)) is b  # the same TP, one FN fewer: a higher F0.5
+    tie = {"Y": (1, 0, 1)}
+    assert es.best_counts([a, tie], (5, 1, 5)) is a  # equal ranks: the first reference
+
+
+def test_plain_pairs_with_several_references(tmp_path, scorer):
+    src, ref0, ref1 = tmp_path / "d.src", tmp_path / "d.ref0", tmp_path / "d.ref1"
+    src.write_text("She go to school .\n")
+    ref0.write_text("She goes to school .\n")
+    ref1.write_text("She went to school .\n")
+    rows = es.read_parallel(src, reference=[ref0, ref1])
+    assert rows[0].other_references == ("She went to school.",)
+    went = [es.Output("She went to school.")]
+    assert (scorer.score(rows, went).tp, scorer.score(rows, went).fp) == (0, 1)
+    s = scorer.score(rows, went, best_reference=True)
+    assert (s.tp, s.fp, s.fn) == (1, 0, 0)
+    out = tmp_path / "best.json"
+    hyp = tmp_path / "hyp.txt"
+    hyp.write_text("She went to school .\n")
+    shown = _invoke(
+        str(src),
+        "--reference",
+        str(ref0),
+        "--reference",
+        str(ref1),
+        "--hypotheses",
+        str(hyp),
+        "--best-reference",
+        "--json",
+        str(out),
+    )
+    data = json.loads(out.read_text())
+    assert "best of the references" in shown and data["references"] == 2
+    assert data["metric"] == "ERRANT span-based correction, best of the references, F0.5"
+    assert (data["scores"]["tp"], data["scores"]["fp"]) == (1, 0)
