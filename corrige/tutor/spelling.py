@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from lemminflect import getAllLemmas
+from lemminflect import getAllInflections, getAllLemmas
 
 from corrige.model.ngram import NgramLM, words_of
 from corrige.tutor.edit_labels import CLOSED_CLASS
@@ -69,6 +69,11 @@ LEARNER_MISSPELLINGS = {
     "adress": "address",
     "untill": "until",
 }
+# a lower-case word the training texts hold fewer times than this and no word list knows, one
+# edit from a common word, is an old novel's spelling of that word as often as a learner's typo
+# (ther, thet, woud): it is checked as a non-word
+RARE_TRAINING_COUNT = 40
+COMMON_PER_MILLION = 100.0
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _VOWELS = "aeiouy"
 # the modern word list with frequencies: symspellpy's English dictionary (MIT licence; the words
@@ -165,6 +170,9 @@ class Speller:
         listed = {w: n for w, n in (books or {}).items() if w.isalpha()}
         self.counts = per_million(seen, listed)
         self.known = frozenset(known if known is not None else counts) | frozenset(listed)
+        self._rare = frozenset(
+            w for w, n in counts.items() if n < RARE_TRAINING_COUNT and w.isalpha() and w.islower() and w not in listed
+        )
         self.lm = lm
         self.config = config or SpellerConfig()
         self._built: dict[str, list[str]] | None = None
@@ -187,7 +195,32 @@ class Speller:
 
     def is_nonword(self, word: str) -> bool:
         w = word.lower()
-        return w not in self.known and w not in self.counts and not getAllLemmas(w)
+        return w not in self.known and w not in self.counts and not self._inflection_of_known(w)
+
+    def _inflection_of_known(self, w: str) -> bool:
+        """Whether lemminflect knows `w` as a word of its own or as a form of a known word: its
+        first spelling of the form, or another that is not the first with a letter doubled or
+        undoubled (its lexicon keeps "occuring" beside "occurring")."""
+        for lemmas in getAllLemmas(w).values():
+            for lemma in lemmas:
+                if w == lemma:
+                    return True
+                if lemma not in self.known:
+                    continue
+                for forms in getAllInflections(lemma).values():
+                    if w == forms[0] or (w in forms and _undoubled(w) != _undoubled(forms[0])):
+                        return True
+        return False
+
+    def is_suspect(self, w: str) -> bool:
+        """A lower-case word only the training texts hold, rarely (`RARE_TRAINING_COUNT`), that
+        lemminflect does not know and that is one edit from a common word (`COMMON_PER_MILLION`)."""
+        if w not in self._rare or getAllLemmas(w):
+            return False
+        return any(
+            cost <= 1 and " " not in c and self._frequency(c) >= COMMON_PER_MILLION
+            for c, cost in self.candidates(w).items()
+        )
 
     def candidates(self, word: str) -> dict[str, float]:
         """The known words a lower-case non-word may stand for, each with its cost in edits: within
@@ -205,7 +238,7 @@ class Speller:
         out = {
             c: cost
             for c, cost in found.items()
-            if cost <= max_distance and not any(word == p + c for p in NEGATIVE_PREFIXES)
+            if 0 < cost <= max_distance and not any(word == p + c for p in NEGATIVE_PREFIXES)
         }
         for k in range(1, len(word)):
             left, right = word[:k], word[k:]
@@ -247,6 +280,9 @@ class Speller:
         words = words_of(sentence)
         at = len(words_of(sentence[:start]))
         found = self.candidates(w)
+        if not self.is_nonword(w):  # a suspect word (`is_suspect`)
+            # not its other spelling with a letter doubled (councilor, councillor)
+            found = {c: cost for c, cost in found.items() if _undoubled(c) != _undoubled(w)}
         if not found or at >= len(words) or words[at] != w.replace("’", "'"):
             return None
         names = sorted(found)
@@ -272,25 +308,37 @@ class Speller:
         return best if all(_suggestible(part) for part in best.split()) else None
 
     def _checkable(self, w: str) -> bool:
-        return len(w) >= MIN_LENGTH and w.isalpha() and self.is_nonword(w)
+        return len(w) >= MIN_LENGTH and w.isalpha() and (self.is_nonword(w) or self.is_suspect(w))
 
     def fixes(self, sentence: str) -> list[Edit]:
         """The non-words of ``sentence`` that have a safe suggestion: lower-case words, and the
-        sentence's first word when what it stands for is a common word ("Becouse" → "Because")."""
-        out = []
-        for m in _WORD.finditer(sentence):
-            word = m.group()
-            if sentence[m.end() : m.end() + 1] in ("'", "’"):
-                continue  # a spoken form (runnin'): not ours
-            if word.islower():
-                suggestion = self.suggest_in(sentence, m.start(), word)
-            elif m.start() == _first_letter(sentence) and word[0].isupper() and word[1:].islower():
-                suggestion = self._suggest_first(sentence, m.start(), word)
-            else:
-                continue  # a name, an acronym: not ours
-            if suggestion is not None:
-                out.append(Edit(m.start(), m.end(), word, suggestion, "spelling"))
-        return out
+        sentence's first word when what it stands for is a common word ("Becouse" → "Because").
+        A suggestion that would repeat the word beside it, as corrected, is left out, a suspect
+        word's first ("thet dhe" is "thet the", not "the the")."""
+        words = list(_WORD.finditer(sentence))
+        suggestions = [self._suggestion(sentence, m) for m in words]
+        for suspects in (True, False):
+            final = [(s or m.group()).lower() for m, s in zip(words, suggestions, strict=True)]
+            for i, (m, suggestion) in enumerate(zip(words, suggestions, strict=True)):
+                if suggestion is None or self.is_nonword(m.group()) == suspects:
+                    continue
+                if suggestion.lower() in final[max(i - 1, 0) : i] + final[i + 1 : i + 2]:
+                    suggestions[i] = None
+        return [
+            Edit(m.start(), m.end(), m.group(), s, "spelling")
+            for m, s in zip(words, suggestions, strict=True)
+            if s is not None
+        ]
+
+    def _suggestion(self, sentence: str, m: re.Match[str]) -> str | None:
+        word = m.group()
+        if sentence[m.end() : m.end() + 1] in ("'", "’"):
+            return None  # a spoken form (runnin'): not ours
+        if word.islower():
+            return self.suggest_in(sentence, m.start(), word)
+        if m.start() == _first_letter(sentence) and word[0].isupper() and word[1:].islower():
+            return self._suggest_first(sentence, m.start(), word)
+        return None  # a name, an acronym: not ours
 
     def _suggest_first(self, sentence: str, start: int, word: str) -> str | None:
         """A sentence's first word, capitalised: a name as often as a misspelling ("Bacchan",

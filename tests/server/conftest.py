@@ -23,10 +23,11 @@ def model_dir(tmp_path_factory):
     return build_fixture_model(tmp_path_factory.mktemp("fixture-model"))
 
 
-def settings_for(model_dir: Path, directory: Path, **overrides) -> Settings:
-    """The tests' settings: the fixture model, rate limit off, the engine on a thread, files in `directory`."""
+def settings_for(fixture_model: Path, directory: Path, **overrides) -> Settings:
+    """The tests' settings: the fixture model (unless `model_dir` is among the overrides), rate limit
+    off, the engine on a thread, files in `directory`."""
     values = {
-        "model_dir": model_dir,
+        "model_dir": fixture_model,
         "rate_limit": 0,
         "access_log": False,
         "blas_threads": 0,

@@ -205,3 +205,30 @@ def test_a_pattern_wins_over_the_speller_on_the_same_word(bundled):
     c = read(tutor, "Their parents teached them.", "Their parents teached them. / sin errores")
     assert c.corrected == "Their parents taught them."  # not the speller's "reached"
     assert [e.category for e in c.edits] == ["past_irregular"]
+
+
+def test_a_misspelt_form_lemminflect_keeps_is_still_a_non_word(bundled):
+    # lemminflect lists "occuring" as a second spelling of occur's -ing form: a learner's misspelling
+    assert bundled.is_nonword("occuring") and not bundled.is_nonword("occurring")
+    assert fixed(bundled, "This is occuring every day.") == [("occuring", "occurring")]
+    # a second spelling that is not the first with a letter doubled is a word (learnt, dreamt)
+    assert not bundled.is_nonword("learnt") and not bundled.is_nonword("dreamt")
+    assert fixed(bundled, "We travelled a lot and traveled more.") == []
+
+
+def test_a_rare_spelling_of_the_old_novels_one_edit_from_a_common_word_is_checked(bundled):
+    counts = load_word_counts(BUNDLED_MODEL)
+    assert 0 < counts["woud"] < 40 and "woud" not in book_counts()  # a word of the training texts
+    assert not bundled.is_nonword("woud") and bundled.is_suspect("woud")
+    assert fixed(bundled, "I woud like to go.") == [("woud", "would")]
+    assert fixed(bundled, "I know thet he is right.") == [("thet", "that")]
+    # rare in the training texts too, but lemminflect knows it, or no common word is one edit away
+    assert not bundled.is_suspect("selfie") and fixed(bundled, "We took a selfie together.") == []
+    # a spelling of the other side of the Atlantic is no misspelling (councilor, councillor)
+    assert fixed(bundled, "The hospital can provide a councilor.") == []
+
+
+def test_a_suggestion_never_repeats_the_word_beside_it(bundled):
+    # "thet" and "dhe" both read "the": the suspect word yields, the non-word is fixed
+    assert fixed(bundled, "People understand thet dhe product is good.") == [("dhe", "the")]
+    assert fixed(bundled, "I think thet thet is good.") == []
