@@ -115,6 +115,11 @@ class NgramLM:
         np.savez_compressed(directory / TABLES_FILE, **arrays)  # type: ignore[arg-type]
         (directory / INFO_FILE).write_text(json.dumps(self.info, indent=2) + "\n", encoding="utf-8")
 
+    def unigram_logprob(self, word: str) -> float:
+        """ln p(word) with no context (`<unk>`'s for a word the model lacks: the share of all the
+        words it lacks, together)."""
+        return float(self._uni_logprob[self.index.get(word, self.index[UNK])])
+
     def ids(self, words: Sequence[str]) -> np.ndarray:
         unk = self.index[UNK]
         return np.array([self.index.get(w, unk) for w in words], dtype=np.int64)

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from lemminflect import getAllInflections, getAllLemmas
 
-from corrige.model.ngram import NgramLM, words_of
+from corrige.model.ngram import UNK, NgramLM, words_of
 from corrige.tutor.edit_labels import CLOSED_CLASS
 from corrige.tutor.edits import Edit
 
@@ -68,12 +68,19 @@ LEARNER_MISSPELLINGS = {
     "exemple": "example",
     "adress": "address",
     "untill": "until",
+    # a contraction without its apostrophe; "cant" and "wont" are words of their own
+    **{
+        w.replace("'", ""): w
+        for w in "don't doesn't didn't isn't wasn't aren't weren't haven't hasn't hadn't shouldn't couldn't "
+        "wouldn't".split()
+    },
 }
 # a lower-case word the training texts hold fewer times than this and no word list knows, one
 # edit from a common word, is an old novel's spelling of that word as often as a learner's typo
 # (ther, thet, woud): it is checked as a non-word
 RARE_TRAINING_COUNT = 40
 COMMON_PER_MILLION = 100.0
+RAREST_PER_MILLION = 0.001  # a frequency for a word no table counts
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _VOWELS = "aeiouy"
 # the modern word list with frequencies: symspellpy's English dictionary (MIT licence; the words
@@ -90,6 +97,7 @@ class SpellerConfig:
     edit_cost: float = 12.0  # ln-probability one edit costs the candidate (a doubled letter: half)
     frequency_weight: float = 1.0  # times the ln of the candidate's frequency, beside its context
     margin: float = 3.0  # the best candidate's score must beat the next one's by this
+    unknown_weight: float = 0.5  # times a candidate's cost for being a word the model lacks (`_unknown_cost`)
 
 
 @cache
@@ -286,8 +294,9 @@ class Speller:
         if not found or at >= len(words) or words[at] != w.replace("’", "'"):
             return None
         names = sorted(found)
-        gains = self.lm.change_gains(words, [(at, at + 1, name.split()) for name in names])
         cfg = self.config
+        gains = self.lm.change_gains(words, [(at, at + 1, name.split()) for name in names])
+        gains = [gain + cfg.unknown_weight * self._unknown_cost(name) for name, gain in zip(names, gains, strict=True)]
         scored = sorted(
             (
                 (
@@ -306,6 +315,18 @@ class Speller:
         if " " in best and not _splits_into(*best.split()):
             return None  # two content words: a compound the word lists lack as often as two words
         return best if all(_suggestible(part) for part in best.split()) else None
+
+    def _unknown_cost(self, candidate: str) -> float:
+        """What the language model's score of a candidate it lacks must lose: it scores `<unk>`,
+        the share of every word it lacks together, so each such word costs its own share of that
+        (its frequency over `<unk>`'s; "postie" is not as likely as "positive" in "more postive")."""
+        assert self.lm is not None
+        unknown_per_million = math.exp(self.lm.unigram_logprob(UNK)) * PER_MILLION
+        return sum(
+            math.log(max(self._frequency(part), RAREST_PER_MILLION) / unknown_per_million)
+            for part in candidate.split()
+            if part not in self.lm.index
+        )
 
     def _checkable(self, w: str) -> bool:
         return len(w) >= MIN_LENGTH and w.isalpha() and (self.is_nonword(w) or self.is_suspect(w))

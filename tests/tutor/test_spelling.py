@@ -232,3 +232,15 @@ def test_a_suggestion_never_repeats_the_word_beside_it(bundled):
     # "thet" and "dhe" both read "the": the suspect word yields, the non-word is fixed
     assert fixed(bundled, "People understand thet dhe product is good.") == [("dhe", "the")]
     assert fixed(bundled, "I think thet thet is good.") == []
+
+
+def test_a_candidate_the_language_model_lacks_pays_for_its_own_share_of_unknown_words(bundled):
+    # the model scores "postie" as <unk>, every word it lacks together: as such it beat "positive"
+    assert "postie" not in bundled.lm.index and "positive" in bundled.lm.index
+    assert bundled._unknown_cost("postie") < bundled._unknown_cost("positive") == 0.0
+    assert fixed(bundled, "It makes them more postive to do it.") == [("postive", "positive")]
+
+
+def test_a_contraction_without_its_apostrophe_gets_it_back(bundled):
+    assert fixed(bundled, "I dont know, you shouldnt go.") == [("dont", "don't"), ("shouldnt", "shouldn't")]
+    assert fixed(bundled, "I cant stand the cant of politicians.") == []  # a word of its own
