@@ -238,6 +238,16 @@ def eval_cmd(
             dir_okay=False,
         ),
     ] = None,
+    public_sets: Annotated[
+        Path | None,
+        typer.Option(
+            help="With --card: a directory of the public learner sets (jfleg/test.src and test.ref0-3; conll14/"
+            "official-2014.combined.m2, preds_lt_conll, preds_gector_conll_030_077), fetched for evaluation "
+            "only: the card then shows JFLEG test and CoNLL-2014 beside LanguageTool and GECToR.",
+            exists=True,
+            file_okay=False,
+        ),
+    ] = None,
     best_reference: Annotated[
         bool,
         typer.Option(
@@ -261,10 +271,16 @@ def eval_cmd(
     With FILE (or --score-only): ERRANT span-based correction P/R/F0.5, per ERRANT error type.
     """
     _numpy_runtime_threads()
+    if public_sets is not None and not (card and file is None and _trained_on_pairs(model)):
+        raise typer.BadParameter("--public-sets goes with --card and --model of a model trained on real sentences")
     if card and file is None and _trained_on_pairs(model):
         from corrige.cli import errant_eval
 
-        errant_eval.write_learner_card(console, model, corpus, min_token_prob)  # type: ignore[arg-type]
+        try:
+            errant_eval.write_learner_card(console, model, corpus, min_token_prob, public_sets)  # type: ignore[arg-type]
+        except ValueError as exc:
+            console.print(f"[red]error[/] {exc}", soft_wrap=True)
+            raise typer.Exit(2) from exc
         return
     if file is not None or score_only is not None:
         _score_with_errant(

@@ -194,9 +194,14 @@ def run(
 
 
 def write_learner_card(
-    console: Console, model_dir: Path, corpus_manifest: Path | None, min_token_prob: float | None
+    console: Console,
+    model_dir: Path,
+    corpus_manifest: Path | None,
+    min_token_prob: float | None,
+    public_sets: Path | None = None,
 ) -> dict[str, Any]:
-    """Measure a model trained on real sentences (ERRANT on the learner sets, latency) and write its card."""
+    """Measure a model trained on real sentences (ERRANT on the learner sets, latency; with
+    `public_sets`, JFLEG test and CoNLL-2014 beside other systems) and write its card."""
     from dataclasses import replace
 
     from corrige.evaluation.errant_scoring import read_parallel
@@ -212,11 +217,16 @@ def write_learner_card(
         tutor.config = replace(tutor.config, min_token_prob=min_token_prob)
     with console.status("scoring") as status:
         results = learner_card.measure(tutor, on_set=lambda name: status.update(f"scoring {name}"))
+        if public_sets is not None:
+            from corrige.evaluation import public_sets as public
+
+            results["public"] = public.measure(tutor, public_sets, on_step=status.update)
+            results["targets"] += public.targets(results["public"])
         status.update("timing batch-1 corrections")
         sentences = [r.source for r in read_parallel(learner_card.DEV_SET, "test")[:100]]
         results["latency"] = correction_latency_ms(tutor, sentences, repeats=1)
     results["params"] = tutor.weights.cfg.num_params()
-    results["command"] = f"corrige eval --card --model {model_dir}"
+    results["command"] = f"corrige eval --card --model {model_dir}" + (" --public-sets DIR" if public_sets else "")
     table = Table("set", "rows", "P", "R", "F0.5", "false alarms", "abstained", "refused", title="ERRANT")
     for name, s in results["sets"].items():
         table.add_row(

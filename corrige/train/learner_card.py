@@ -107,6 +107,7 @@ def render(model_dir: Path, results: dict[str, Any]) -> str:
         *configuration_section(meta.get("model", {}), results),
         *_data_section(meta, read_json(model_dir / CORPUS_FILE)),
         *_evaluation_section(results),
+        *_public_section(results),
     ]
     return card_text(intro, sections, results, "learner sentences", LIMITS)
 
@@ -193,6 +194,35 @@ def _evaluation_section(results: dict[str, Any]) -> list[str]:
             for t in results["targets"]
         ]
     return lines
+
+
+def _public_section(results: dict[str, Any]) -> list[str]:
+    """JFLEG test and CoNLL-2014 beside LanguageTool's and GECToR's saved outputs, when measured."""
+    lines = [*heading("Public learner sets (ERRANT)")]
+    rows = results.get("public")
+    if not rows:
+        return lines + [
+            "Not measured in this run: `corrige eval --card --public-sets DIR` adds JFLEG test and CoNLL-2014 beside "
+            "LanguageTool and GECToR (the sets are fetched at evaluation time, never committed; "
+            "[docs/rescoring.md](../../../docs/rescoring.md) tells where they come from)."
+        ]
+    lines += [
+        "Fetched at evaluation time, never committed nor trained on (docs/rescoring.md). References: the first "
+        "(JFLEG's ref0, CoNLL's annotator 0), or the best of all for each sentence (JFLEG's four, CoNLL's two, "
+        "as errant_compare chooses); false alarms count against the first. Other systems: their saved outputs.",
+        "",
+        "| set | references | system | TP / FP / FN | P | R | F0.5 | false alarms |",
+        "|---|---|---|---|---|---|---|---|",
+        *[_public_row(r) for r in rows],
+    ]
+    return lines
+
+
+def _public_row(r: dict[str, Any]) -> str:
+    return (
+        f"| {r['set']} | {r['references']} | {r['system']} | {r['tp']} / {r['fp']} / {r['fn']} | "
+        f"{r['precision']:.3f} | {r['recall']:.3f} | {r['f05']:.3f} | {r['false_alarms']} of {r['correct_sources']} |"
+    )
 
 
 def write(model_dir: Path, results: dict[str, Any]) -> Path:
