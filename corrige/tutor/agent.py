@@ -38,10 +38,16 @@ from corrige.tutor.bundled import engine_parts as engine_parts
 from corrige.tutor.categories import OTHER
 from corrige.tutor.consistency import explain, gloss_disagreement, gloss_from_words, keep_explained
 from corrige.tutor.drafting import AnswerDrafter
-from corrige.tutor.edit_labels import load_word_tables
+from corrige.tutor.edit_labels import CAPITALISED, load_word_tables
 from corrige.tutor.edits import Edit, apply_edits, changed_spans, diff_edits, non_overlapping
 from corrige.tutor.patterns import pattern_fixes
-from corrige.tutor.plausibility import content_mismatch, load_known_words, load_word_counts, unknown_words
+from corrige.tutor.plausibility import (
+    common_word_capitalised,
+    content_mismatch,
+    load_known_words,
+    load_word_counts,
+    unknown_words,
+)
 from corrige.tutor.rescoring import Rescorer, RescoringConfig
 from corrige.tutor.spelling import Speller, book_counts
 from corrige.tutor.token_codec import AnswerStream, PromptTooLong, check_fits, encode_prompt, split_answer
@@ -264,6 +270,8 @@ class TutorFront:
             reason = content_mismatch(source, corrected)
             if reason is None and self.known_words is not None and unknown_words(source, corrected, self.known_words):
                 reason = "unknown_word"
+            if reason is None and common_word_capitalised(source, corrected, CAPITALISED):
+                reason = "common_word_capitalised"
             if reason:
                 return self._abstain(source, added_stop, reason, prompt_tokens, n_out, min_prob)
         if corrected == source:

@@ -63,6 +63,24 @@ def content_mismatch(source: str, corrected: str) -> str | None:
     return None
 
 
+def common_word_capitalised(source: str, corrected: str, names: frozenset[str]) -> bool:
+    """Whether the answer writes, inside the sentence, a capitalised word the learner did not:
+    a common English word given a capital (lemminflect lists it), or a new word altogether, unless
+    English capitalises it (`names`: days, languages, nationalities; `edit_labels.CAPITALISED`).
+    "to err is human" is not "to Er is human"; "london" may become "London"."""
+    from lemminflect import getAllLemmas
+
+    written = set(_WORD.findall(source))
+    lowered = {w.lower() for w in written}
+    for w in _WORD.findall(corrected)[1:]:
+        lower = w.lower()
+        if not w[:1].isupper() or w in written or lower in names:
+            continue
+        if lower not in lowered or getAllLemmas(lower):
+            return True
+    return False
+
+
 def unknown_words(source: str, corrected: str, known: frozenset[str]) -> list[str]:
     """Words the answer introduces that are neither in the source nor in the known vocabulary."""
     src = set(words(source))

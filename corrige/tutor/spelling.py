@@ -77,10 +77,16 @@ LEARNER_MISSPELLINGS = {
 }
 # a lower-case word the training texts hold fewer times than this and no word list knows, one
 # edit from a common word, is an old novel's spelling of that word as often as a learner's typo
-# (ther, thet, woud): it is checked as a non-word
+# (ther, thet, woud): it is checked as a non-word (`Speller.is_suspect`)
 RARE_TRAINING_COUNT = 40
+RARE_BOOK_PER_MILLION = 3.0  # ... and a word the book counts hold this rarely (yong: Yong, a name)
 COMMON_PER_MILLION = 100.0
 RAREST_PER_MILLION = 0.001  # a frequency for a word no table counts
+# words the web-counted lists hold often that a tutor never puts in a learner's sentence for them
+NEVER_SUGGESTED = frozenset(
+    "porn porno porns sexy fuck fucked fucking shit damn bitch bitches ass asses arse crap dick dicks cock "
+    "cocks pussy slut sluts whore whores rape raped nigger fag fags bastard piss pissed tits boob boobs".split()
+)
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _VOWELS = "aeiouy"
 # the modern word list with frequencies: symspellpy's English dictionary (MIT licence; the words
@@ -177,9 +183,16 @@ class Speller:
         seen = {w: n for w, n in counts.items() if n >= MIN_COUNT and w.isalpha()}
         listed = {w: n for w, n in (books or {}).items() if w.isalpha()}
         self.counts = per_million(seen, listed)
-        self.known = frozenset(known if known is not None else counts) | frozenset(listed)
+        # a word the training texts hold once or twice is no evidence (luxery, prefere)
+        self.known = frozenset(known if known is not None else seen) | frozenset(listed)
+        books_per_million = per_million(listed)
         self._rare = frozenset(
-            w for w, n in counts.items() if n < RARE_TRAINING_COUNT and w.isalpha() and w.islower() and w not in listed
+            w
+            for w in set(counts) | set(listed)
+            if w.isalpha()
+            and w.islower()
+            and counts.get(w, 0) < RARE_TRAINING_COUNT
+            and (w not in listed or books_per_million[w] < RARE_BOOK_PER_MILLION)
         )
         self.lm = lm
         self.config = config or SpellerConfig()
@@ -221,8 +234,9 @@ class Speller:
         return False
 
     def is_suspect(self, w: str) -> bool:
-        """A lower-case word only the training texts hold, rarely (`RARE_TRAINING_COUNT`), that
-        lemminflect does not know and that is one edit from a common word (`COMMON_PER_MILLION`)."""
+        """A lower-case word rare in the training texts (`RARE_TRAINING_COUNT`) and in the book
+        counts (`RARE_BOOK_PER_MILLION`), that lemminflect does not know and that is one edit from a
+        common word (`COMMON_PER_MILLION`): the one it is taken for, if the context agrees."""
         if w not in self._rare or getAllLemmas(w):
             return False
         return any(
@@ -288,7 +302,8 @@ class Speller:
         words = words_of(sentence)
         at = len(words_of(sentence[:start]))
         found = self.candidates(w)
-        if not self.is_nonword(w):  # a suspect word (`is_suspect`)
+        suspect = not self.is_nonword(w)  # `is_suspect`
+        if suspect:
             # not its other spelling with a letter doubled (councilor, councillor)
             found = {c: cost for c, cost in found.items() if _undoubled(c) != _undoubled(w)}
         if not found or at >= len(words) or words[at] != w.replace("’", "'"):
@@ -312,6 +327,8 @@ class Speller:
         if len(scored) > 1 and scored[0][0] - scored[1][0] < cfg.margin:
             return None
         best = scored[0][1]
+        if suspect and (found[best] > 1 or self._frequency(best) < COMMON_PER_MILLION):
+            return None  # a suspect word stands for the common word one edit away, or it stays
         if " " in best and not _splits_into(*best.split()):
             return None  # two content words: a compound the word lists lack as often as two words
         return best if all(_suggestible(part) for part in best.split()) else None
@@ -391,8 +408,8 @@ def _compound_of(left: str, right: str) -> bool:
 
 def _suggestible(word: str) -> bool:
     """A word lemminflect lists or a function word: not a name or a foreign word of the training
-    texts (paella → pamela)."""
-    return word in FUNCTION_WORDS or bool(getAllLemmas(word))
+    texts (paella → pamela), and not a crude word the learner did not write (pron → porn)."""
+    return word not in NEVER_SUGGESTED and (word in FUNCTION_WORDS or bool(getAllLemmas(word)))
 
 
 def _two_edit_keys(word: str) -> set[str]:
