@@ -33,7 +33,7 @@ serve: $(VENV)/.base
 
 # two pytest-xdist workers, a module's tests on one of them (pyproject's [tool.pytest.ini_options])
 test: lint
-	$(PY) -m pytest -q -n 2 --dist loadscope --no-loadscope-reorder
+	$(PY) -m pytest -q -n 2 --dist loadscope --no-loadscope-reorder --durations=30
 
 # The course's tables are the seed model's (--model corrige/models/seed); the default model, the
 # reader, gets its own sweep, HTTP and whole-text runs (the *-reader files)

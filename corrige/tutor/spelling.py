@@ -310,8 +310,11 @@ class Speller:
             return None
         names = sorted(found)
         cfg = self.config
-        gains = self.lm.change_gains(words, [(at, at + 1, name.split()) for name in names])
-        gains = [gain + cfg.unknown_weight * self._unknown_cost(name) for name, gain in zip(names, gains, strict=True)]
+        in_context = self.lm.change_gains(words, [(at, at + 1, name.split()) for name in names])
+        gains = [
+            float(gain) + cfg.unknown_weight * self._unknown_cost(name)
+            for name, gain in zip(names, in_context, strict=True)
+        ]
         scored = sorted(
             (
                 (
