@@ -69,6 +69,9 @@ class TutorConfig:
     patterns: bool = False  # fix the learner patterns that are wrong wherever they occur (patterns.py)
     # one-word corrections a language model prefers (rescoring.py, over the model in models/lm)
     rescoring: bool = False
+    # with a speller: the model reads the sentence with its non-words already fixed (a misspelt
+    # word hides the grammar around it), and the answer is read against that sentence
+    spell_first: bool = True
 
 
 @dataclass(frozen=True)
@@ -163,9 +166,35 @@ class TutorFront:
         if self.speller is not None:
             self.speller.build_index()
 
+    def model_input(self, sentence: str) -> tuple[str, list[Edit]]:
+        """What the model reads for `sentence`: the sentence normalized (`normalize_sentence`),
+        with the speller's fixes of its non-words applied where the config asks (`spell_first`),
+        and those fixes (offsets in the normalized sentence)."""
+        source = normalize_sentence(sentence)[0]
+        if self.speller is None or not self.config.spell_first:
+            return source, []
+        # not a word a fixed pattern changes ("goed": went, not the speller's "goes"), save its
+        # capital alone ("wich one": which, then Which)
+        patterns = [p for p in pattern_fixes(source) if p.category != "capitalisation"] if self.config.patterns else []
+        spelled = [e for e in non_overlapping([*patterns, *self.speller.fixes(source)]) if e.category == "spelling"]
+        if not spelled:
+            return source, []
+        read = apply_edits(source, spelled)
+        if not self._fits(read):
+            return source, []  # a fix made it too long for the window ("alot" → "a lot"): as written
+        return read, spelled
+
+    def _fits(self, text: str) -> bool:
+        try:
+            check_fits(len(encode_prompt(self.tokenizer, text)), self.min_answer_tokens(), self.n_ctx)
+        except PromptTooLong:
+            return False
+        return True
+
     def build_prompt(self, sentence: str) -> list[int]:
-        """Token ids of `<bos> sentence <sep>`; raises `PromptTooLong` when the answer could not fit."""
-        ids = encode_prompt(self.tokenizer, normalize_sentence(sentence)[0])
+        """Token ids of `<bos> sentence <sep>` (the sentence as the model reads it, `model_input`);
+        raises `PromptTooLong` when the answer could not fit."""
+        ids = encode_prompt(self.tokenizer, self.model_input(sentence)[0])
         check_fits(len(ids), self.min_answer_tokens(), self.n_ctx)
         return ids
 
@@ -175,12 +204,10 @@ class TutorFront:
         return AnswerStream(self.tokenizer, drop_suffix="." if normalize_sentence(sentence)[1] else "")
 
     def fits(self, sentence: str) -> bool:
-        """Whether `build_prompt` takes the sentence (it and its answer fit the window)."""
-        try:
-            self.build_prompt(sentence)
-        except PromptTooLong:
-            return False
-        return True
+        """Whether `build_prompt` takes the sentence (it and its answer fit the window): the
+        sentence as written decides, since `model_input` keeps it so when its fixes would not fit
+        (and asks nothing of the speller here, which a quiz bank's thousand checks would pay for)."""
+        return self._fits(normalize_sentence(sentence)[0])
 
     def min_answer_tokens(self) -> int:
         """Room the answer needs at least: a copy of a longest-case sentence plus a short gloss."""
@@ -196,7 +223,7 @@ class TutorFront:
         """Turn the generated tokens into a `Correction`, abstaining when the output is not trustworthy;
         then add the fixes the model's answer left to make, where the config asks for them: non-words
         (`spelling.py`) and fixed learner patterns (`patterns.py`)."""
-        correction = self._read_answer(sentence, token_ids, logprobs, prompt_tokens)
+        correction = self._read_spelled_answer(sentence, token_ids, logprobs, prompt_tokens)
         unsure = correction.abstained  # the model wanted a change it was not sure of
         if self.speller is not None or self.config.patterns or self.rescorer is not None:
             correction = self._add_fixes(correction)
@@ -204,6 +231,37 @@ class TutorFront:
         if unsure and correction.edits and not correction.more_errors:
             correction = replace(correction, more_errors=True)
         return correction
+
+    def _read_spelled_answer(
+        self, sentence: str, token_ids: Sequence[int], logprobs: Sequence[float], prompt_tokens: int
+    ) -> Correction:
+        """The model's answer read against the sentence it read (`model_input`), then told as a
+        correction of the learner's own sentence: the speller's fixes and the model's edits, each
+        named. An abstention is the learner's sentence unchanged (the fixes come back in
+        `_add_fixes`), and so is an answer whose edits and fixes cannot be told apart."""
+        read, spelled = self.model_input(sentence)
+        if not spelled:
+            return self._read_answer(sentence, token_ids, logprobs, prompt_tokens)
+        source, added_stop = normalize_sentence(sentence)
+        c = self._read_answer(_drop_added_stop(read, added_stop), token_ids, logprobs, prompt_tokens)
+        original = _drop_added_stop(source, added_stop)
+        if not c.abstained:
+            # a model's edit of a word the speller fixed is named as the model named it (dont →
+            # don't → doesn't: "tercera persona"), the rest as the speller's and the model's own
+            named = [*_through(c.edits, spelled, original), *spelled, *c.edits]
+            edits = diff_edits(original, c.corrected, explain(named))
+            if all(e.category != OTHER for e in edits):
+                return replace(c, sentence=original, gloss=explain(edits), edits=edits)
+        reason = c.abstain_reason if c.abstained else "unexplained"
+        return replace(
+            c,
+            sentence=original,
+            corrected=original,
+            gloss=ABSTAIN_GLOSS,
+            edits=[],
+            abstained=True,
+            abstain_reason=reason,
+        )
 
     def _fixes(self, text: str) -> list[Edit]:
         """The patterns' and the speller's edits of `text`, in order, none overlapping another; a
@@ -242,7 +300,8 @@ class TutorFront:
             return c
         corrected = apply_edits(corrected, rescored)
         # the model's edits and the fixes, each named in a gloss, so that diff_edits categorises them all
-        named = [*([] if c.abstained else c.edits), *fixes, *rescored]
+        kept = [] if c.abstained else c.edits
+        named = [*_through(fixes, kept, c.sentence), *kept, *fixes, *rescored]
         edits = diff_edits(c.sentence, corrected, explain(named))
         if any(e.category == OTHER for e in edits):
             return c  # the two sets of edits could not be told apart: keep the model's answer
@@ -424,6 +483,33 @@ def _inside_and_other(edit: Edit, rule: Edit) -> bool:
     """Whether `edit` changes words inside `rule`'s span, to something else than `rule` does."""
     inside = rule.start <= edit.start and edit.end <= rule.end
     return inside and (edit.start, edit.end, edit.replacement) != (rule.start, rule.end, rule.replacement)
+
+
+def _through(edits: Sequence[Edit], earlier: Sequence[Edit], original: str) -> list[Edit]:
+    """`edits` of the text `earlier` made of `original` that touch a word `earlier` changed, each
+    as an edit of `original` (the learner's words where it stands, its replacement and category):
+    "dont" spelled "don't", then "doesn't" is "dont → doesn't" under the later edit's name."""
+    spans = []  # (start, end) of each earlier edit in the text it made, and the edit
+    shift = 0
+    for f in sorted(earlier, key=lambda f: f.start):
+        spans.append((f.start + shift, f.start + shift + len(f.replacement), f))
+        shift += len(f.replacement) - len(f.original)
+
+    def to_original(pos: int, end: bool) -> int:
+        moved = 0
+        for start, stop, f in spans:
+            if start <= pos <= stop and (start < pos < stop or (pos == stop if end else pos == start)):
+                return f.end if end else f.start
+            if stop <= pos:
+                moved += len(f.replacement) - len(f.original)
+        return pos - moved
+
+    out = []
+    for e in edits:
+        if any(e.start < stop and start < e.end for start, stop, _ in spans):
+            a, b = to_original(e.start, False), to_original(e.end, True)
+            out.append(Edit(a, b, original[a:b], e.replacement, e.category))
+    return out
 
 
 def _drop_added_stop(text: str, added_stop: bool) -> str:

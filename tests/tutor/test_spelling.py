@@ -128,10 +128,43 @@ def test_the_warm_up_builds_the_index_a_request_would_otherwise_build():
 
 
 def test_spelling_fixes_join_the_models_edits_each_explained(tutor):
-    c = read(tutor, "She go to the enviroment.", "She goes to the enviroment. / tercera persona: go → goes")
+    # the model reads the sentence with its non-words fixed, and answers that sentence
+    assert tutor.model_input("She go to the enviroment")[0] == "She go to the environment."
+    prompt = tutor.tokenizer.decode(tutor.build_prompt("She go to the enviroment."))
+    assert "environment" in prompt and "enviroment" not in prompt
+    c = read(tutor, "She go to the enviroment.", "She goes to the environment. / tercera persona: go → goes")
     assert not c.abstained and c.corrected == "She goes to the environment."
+    assert c.sentence == "She go to the enviroment."  # the learner's own words
     assert c.gloss == "tercera persona: go → goes; ortografía: enviroment → environment"
     assert [e.category for e in c.edits] == ["third_person", "spelling"]
+
+
+def test_without_spell_first_the_fixes_go_on_top_of_the_models_answer():
+    answers = ["We have to take care of the enviroment. / sin errores", "She go home. / tercera persona: go → goes"]
+    later = tiny_tutor(answers, TutorConfig(min_token_prob=0.5, spell_first=False), Speller(COUNTS))
+    assert later.model_input("She go to the enviroment.") == ("She go to the enviroment.", [])
+    c = read(later, "She go to the enviroment.", "She goes to the enviroment. / tercera persona: go → goes")
+    assert c.corrected == "She goes to the environment."
+    assert c.gloss == "tercera persona: go → goes; ortografía: enviroment → environment"
+
+
+def test_a_models_edit_of_a_fixed_word_is_named_as_the_model_names_it(tutor):
+    # "dont" is read "don't"; the model's "doesn't" is the learner's "dont → doesn't", an agreement
+    speller = Speller({**COUNTS, "don't": 900, "doesn't": 500, "he": 900, "like": 300})
+    spells = tiny_tutor(["He doesn't like food. / tercera persona: don't → doesn't"], TutorConfig(), speller)
+    assert spells.model_input("He dont like food.")[0] == "He don't like food."
+    c = read(spells, "He dont like food.", "He doesn't like food. / tercera persona: don't → doesn't")
+    assert c.corrected == "He doesn't like food."
+    assert [(e.original, e.replacement, e.category) for e in c.edits] == [("dont", "doesn't", "third_person")]
+
+
+def test_the_model_reads_the_learners_words_when_the_fixes_would_not_fit_the_window(tutor, monkeypatch):
+    sentence = "We have to take care of the enviroment."
+    assert tutor.model_input(sentence)[0] == "We have to take care of the environment."
+    # a fix that lengthens the sentence past the window ("alot" → "a lot"): it is read as written
+    monkeypatch.setattr(tutor, "_fits", lambda text: "environment" not in text)
+    assert tutor.fits(sentence) and tutor.model_input(sentence) == (sentence, [])
+    assert "enviroment" in tutor.tokenizer.decode(tutor.build_prompt(sentence))
 
 
 def test_an_abstention_still_gets_the_spelling_of_the_learners_own_words(tutor):
