@@ -116,6 +116,9 @@ def rewrite_share(source: str, corrected: str) -> float:
     return 1.0 - kept / max(len(a), 1)
 
 
+READ_CACHE_SIZE = 1024  # sentences whose spelled reading is kept between a prompt and its answer
+
+
 class TutorFront:
     """The tutor without its model: sentences into prompts, generated tokens into corrections.
 
@@ -139,6 +142,8 @@ class TutorFront:
         self.known_words = known_words  # words seen in training; None skips the unknown-word check
         self.speller = speller
         self.rescorer = rescorer
+        # `model_input` of the sentences read lately: a request's prompt and its answer read it once
+        self._read: dict[tuple[str, TutorConfig], tuple[str, list[Edit]]] = {}
 
     @classmethod
     def load(cls, model_dir: str | Path | None = None, config: TutorConfig | None = None) -> TutorFront:
@@ -173,6 +178,16 @@ class TutorFront:
         source = normalize_sentence(sentence)[0]
         if self.speller is None or not self.config.spell_first:
             return source, []
+        key = (source, self.config)
+        if key not in self._read:
+            if len(self._read) >= READ_CACHE_SIZE:
+                self._read.clear()
+            self._read[key] = self._spelled_input(source)
+        read, spelled = self._read[key]
+        return read, list(spelled)
+
+    def _spelled_input(self, source: str) -> tuple[str, list[Edit]]:
+        assert self.speller is not None
         # not a word a fixed pattern changes ("goed": went, not the speller's "goes"), save its
         # capital alone ("wich one": which, then Which)
         patterns = [p for p in pattern_fixes(source) if p.category != "capitalisation"] if self.config.patterns else []

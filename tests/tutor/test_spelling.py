@@ -163,6 +163,7 @@ def test_the_model_reads_the_learners_words_when_the_fixes_would_not_fit_the_win
     assert tutor.model_input(sentence)[0] == "We have to take care of the environment."
     # a fix that lengthens the sentence past the window ("alot" → "a lot"): it is read as written
     monkeypatch.setattr(tutor, "_fits", lambda text: "environment" not in text)
+    monkeypatch.setattr(tutor, "_read", {})  # the reading above was kept for the answer
     assert tutor.fits(sentence) and tutor.model_input(sentence) == (sentence, [])
     assert "enviroment" in tutor.tokenizer.decode(tutor.build_prompt(sentence))
 
