@@ -194,6 +194,7 @@ class Speller:
             and counts.get(w, 0) < RARE_TRAINING_COUNT
             and (w not in listed or books_per_million[w] < RARE_BOOK_PER_MILLION)
         )
+        self._suspects: dict[str, bool] = {}
         self.lm = lm
         self.config = config or SpellerConfig()
         self._built: dict[str, list[str]] | None = None
@@ -237,12 +238,14 @@ class Speller:
         """A lower-case word rare in the training texts (`RARE_TRAINING_COUNT`) and in the book
         counts (`RARE_BOOK_PER_MILLION`), that lemminflect does not know and that is one edit from a
         common word (`COMMON_PER_MILLION`): the one it is taken for, if the context agrees."""
-        if w not in self._rare or getAllLemmas(w):
+        if w not in self._rare:
             return False
-        return any(
-            cost <= 1 and " " not in c and self._frequency(c) >= COMMON_PER_MILLION
-            for c, cost in self.candidates(w).items()
-        )
+        if w not in self._suspects:  # a request's words come back: each is looked up once
+            near = {c for key in _deletes(w) | {w} for c in self._index.get(key, ()) if c != w}
+            self._suspects[w] = not getAllLemmas(w) and any(
+                self._frequency(c) >= COMMON_PER_MILLION and _cost(w, c, edit_distance(w, c)) <= 1 for c in near
+            )
+        return self._suspects[w]
 
     def candidates(self, word: str) -> dict[str, float]:
         """The known words a lower-case non-word may stand for, each with its cost in edits: within
