@@ -4,7 +4,8 @@ A change that should not move the figures (a refactor) is checked against the co
 replaced, on the same machine and at the same moment, because a shared machine's speed drifts
 by more than the 5% such a change may cost. The baseline is `git archive REV corrige` unpacked
 into a temporary directory and put first on the baseline server's path (`baseline_env`), so both servers
-run with the same virtual environment and the same model directory; only the code differs.
+run with the same virtual environment and the same model directory; only the code differs (or,
+with `baseline_own_model`, the baseline serves its own revision's copy of the model).
 
 Both servers run at once. Each round measures both, in an order that alternates from round to
 round, so a slow spell of the machine hits both alike:
@@ -40,6 +41,9 @@ class CompareConfig:
     clients: int = 64  # the throughput burst's closed-loop callers
     burst_requests: int = 640  # measured corrections per burst
     batching: str = "continuous"
+    # the baseline serves its own revision's copy of `model` (a model retrained since, as the seed
+    # was to write <|gloss|>, is compared as each revision shipped it)
+    baseline_own_model: bool = False
 
 
 @dataclass
@@ -66,6 +70,21 @@ def unpack_revision(repo: Path, revision: str, into: Path) -> str:
     archive = subprocess.run(["git", "-C", str(repo), "archive", commit, "corrige"], capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
     return commit
+
+
+def baseline_model(cfg: CompareConfig, repo: Path, tree: Path) -> Path:
+    """The model directory the baseline serves: `cfg.model`, or with `baseline_own_model` the same
+    path inside the unpacked revision (`cfg.model` must then lie inside the repository)."""
+    if not cfg.baseline_own_model:
+        return cfg.model
+    try:
+        inside = cfg.model.resolve().relative_to(repo.resolve())
+    except ValueError:
+        raise ValueError(f"{cfg.model} is not inside {repo}: the baseline has no copy of it") from None
+    own = tree / inside
+    if not own.is_dir():
+        raise ValueError(f"the baseline revision has no {inside}")
+    return own
 
 
 def baseline_env(tree: Path) -> dict[str, str]:
@@ -101,7 +120,7 @@ def run_compare(cfg: CompareConfig, repo: Path, on_round: Callable[[int], None] 
     with tempfile.TemporaryDirectory(prefix="corrige-baseline-") as tree:
         commit = unpack_revision(repo, cfg.baseline, Path(tree))
         current = LabServer.corrige(cfg.batching, model=cfg.model)
-        baseline = LabServer.corrige(cfg.batching, model=cfg.model)
+        baseline = LabServer.corrige(cfg.batching, model=baseline_model(cfg, repo, Path(tree)))
         current.name, baseline.name = "current", "baseline"
         baseline.env.update(baseline_env(Path(tree)))
         figures = [TreeFigures("current"), TreeFigures("baseline")]

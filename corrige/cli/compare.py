@@ -24,6 +24,13 @@ def bench_compare(
     block: Annotated[int, typer.Option(help="Sequential corrections per one-client block.")] = 60,
     clients: Annotated[int, typer.Option(help="Closed-loop callers of the throughput burst.")] = 64,
     burst_requests: Annotated[int, typer.Option(help="Measured corrections per burst.")] = 640,
+    baseline_own_model: Annotated[
+        bool,
+        typer.Option(
+            help="The baseline serves its own revision's copy of --model (a path inside this repository), "
+            "for a model retrained since; without it both serve the same model directory."
+        ),
+    ] = False,
     output: JsonOutput = None,
 ) -> None:
     """This working tree vs BASELINE: one-client p50 and many-client throughput, both servers
@@ -40,11 +47,15 @@ def bench_compare(
         block=block,
         clients=clients,
         burst_requests=burst_requests,
+        baseline_own_model=baseline_own_model,
     )
     try:
         with progress_bar() as bar:
             task = bar.add_task(f"rounds against {baseline}", total=rounds)
             report = run_compare(cfg, repo, on_round=lambda _: bar.advance(task))
+    except ValueError as exc:  # the baseline has no copy of the model
+        console.print(f"[red]error[/] {exc}", soft_wrap=True)
+        raise typer.Exit(2) from exc
     except subprocess.CalledProcessError as exc:  # git: not a checkout, or no such revision
         detail = exc.stderr.decode() if isinstance(exc.stderr, bytes) else exc.stderr or ""
         console.print(f"[red]cannot unpack {baseline!r} from {repo}:[/] {detail.strip()}")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from corrige.bench.compare import CompareConfig, baseline_env, run_compare, unpack_revision
+from corrige.bench.compare import CompareConfig, baseline_env, baseline_model, run_compare, unpack_revision
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -74,3 +74,15 @@ def test_the_command_names_an_unknown_revision_and_exits_2():
     result = CliRunner().invoke(app, ["bench", "compare", "--baseline", "no-such-revision-anywhere"])
     assert result.exit_code == 2
     assert "cannot unpack 'no-such-revision-anywhere'" in result.output and "Traceback" not in result.output
+
+
+def test_the_baseline_may_serve_its_own_revisions_copy_of_the_model(tmp_path):
+    model = REPO / "corrige" / "models" / "seed"
+    cfg = CompareConfig(baseline="HEAD", model=model, baseline_own_model=True)
+    unpack_revision(REPO, "HEAD", tmp_path)
+    own = baseline_model(cfg, REPO, tmp_path)
+    assert own == tmp_path / "corrige" / "models" / "seed" and (own / "config.json").is_file()
+    # without the flag both serve the same directory
+    assert baseline_model(CompareConfig(baseline="HEAD", model=model), REPO, tmp_path) == model
+    with pytest.raises(ValueError, match="not inside"):
+        baseline_model(CompareConfig(baseline="HEAD", model=tmp_path, baseline_own_model=True), REPO, tmp_path)
