@@ -190,8 +190,7 @@ class TutorFront:
         assert self.speller is not None
         # not a word a fixed pattern changes ("goed": went, not the speller's "goes"), save its
         # capital alone ("wich one": which, then Which)
-        patterns = [p for p in pattern_fixes(source) if p.category != "capitalisation"] if self.config.patterns else []
-        spelled = [e for e in non_overlapping([*patterns, *self.speller.fixes(source)]) if e.category == "spelling"]
+        spelled = [e for e in self._fixes(source, capitals=False) if e.category == "spelling"]
         if not spelled:
             return source, []
         read = apply_edits(source, spelled)
@@ -278,11 +277,15 @@ class TutorFront:
             abstain_reason=reason,
         )
 
-    def _fixes(self, text: str) -> list[Edit]:
+    def _fixes(self, text: str, capitals: bool = True) -> list[Edit]:
         """The patterns' and the speller's edits of `text`, in order, none overlapping another; a
-        pattern's first where both change a word ("teached": taught, not the speller's "reached")."""
+        pattern's first where both change a word ("teached": taught, not the speller's "reached");
+        without `capitals`, the patterns that only give a word its capital are left out."""
         spelled = self.speller.fixes(text) if self.speller is not None else []
-        return non_overlapping((pattern_fixes(text) if self.config.patterns else []) + spelled)
+        patterns = pattern_fixes(text) if self.config.patterns else []
+        if not capitals:
+            patterns = [p for p in patterns if p.category != "capitalisation"]
+        return non_overlapping(patterns + spelled)
 
     def _prefer_patterns(self, c: Correction) -> Correction:
         """`c` with a pattern's edit of the learner's sentence instead of a model's edit inside the
@@ -513,7 +516,8 @@ def _through(edits: Sequence[Edit], earlier: Sequence[Edit], original: str) -> l
     def to_original(pos: int, end: bool) -> int:
         moved = 0
         for start, stop, f in spans:
-            if start <= pos <= stop and (start < pos < stop or (pos == stop if end else pos == start)):
+            # strictly inside a changed span, or at its edge on the side `pos` closes or opens
+            if start <= pos <= stop and (start < pos < stop or pos == (stop if end else start)):
                 return f.end if end else f.start
             if stop <= pos:
                 moved += len(f.replacement) - len(f.original)

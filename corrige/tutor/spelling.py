@@ -196,6 +196,8 @@ class Speller:
         )
         self._suspects: dict[str, bool] = {}
         self.lm = lm
+        # how often the language model's `<unk>` stands in the text: all the words it lacks, together
+        self._unknown_per_million = math.exp(lm.unigram_logprob(UNK)) * PER_MILLION if lm is not None else None
         self.config = config or SpellerConfig()
         self._built: dict[str, list[str]] | None = None
 
@@ -343,10 +345,9 @@ class Speller:
         """What the language model's score of a candidate it lacks must lose: it scores `<unk>`,
         the share of every word it lacks together, so each such word costs its own share of that
         (its frequency over `<unk>`'s; "postie" is not as likely as "positive" in "more postive")."""
-        assert self.lm is not None
-        unknown_per_million = math.exp(self.lm.unigram_logprob(UNK)) * PER_MILLION
+        assert self.lm is not None and self._unknown_per_million is not None
         return sum(
-            math.log(max(self._frequency(part), RAREST_PER_MILLION) / unknown_per_million)
+            math.log(max(self._frequency(part), RAREST_PER_MILLION) / self._unknown_per_million)
             for part in candidate.split()
             if part not in self.lm.index
         )
