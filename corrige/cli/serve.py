@@ -30,7 +30,7 @@ Port = Annotated[int | None, _setting(help="Port to listen on.", default="8000",
 ModelDir = Annotated[Path | None, _setting(help="Model directory.", default=DEFAULT_MODEL, env="MODEL_DIR")]
 MaxBatch = Annotated[
     int | None,
-    _setting(help="Most requests in one model call; 0: as many as --n-slots.", default="0", env="MAX_BATCH"),
+    _setting(help="Most requests in one model call; 0: as many as --n-slots.", default="32", env="MAX_BATCH"),
 ]
 MaxWaiting = Annotated[
     int | None, _setting(help="Queued requests beyond this get 503.", default="256", env="MAX_WAITING")

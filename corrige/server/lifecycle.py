@@ -71,7 +71,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     engine.subscribe(on_step=state.step_history.on_step)
     stop_observability = start_observability(state, settings, engine)
     rules = await asyncio.to_thread(load_rules, settings)
-    service = CorrectionService(tutor, engine, settings, rules)
+    requests = state.drain  # counts the HTTP requests in flight
+    service = CorrectionService(tutor, engine, settings, rules, others_in_flight=lambda: requests.in_flight > 1)
     if state.metrics is not None and service.answers is not None:
         answers = service.answers
         state.metrics.answer_cache = lambda: (answers.hits, answers.misses, len(answers))

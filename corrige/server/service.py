@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
 
@@ -82,13 +82,15 @@ class CorrectionService:
         settings: Settings,
         rules: RuleLookup | None = None,
         admission: Admission | None = None,
+        others_in_flight: Callable[[], bool] | None = None,
     ) -> None:
         self.tutor = tutor
+        self.others_in_flight = others_in_flight  # other HTTP requests are being served
         self.engine = engine
         self.settings = settings
         self.rules = rules
         if rules is not None and rules.busy is None:
-            rules.busy = self.engine_busy
+            rules.busy = self.busy
         spans = StageSpans(tutor.cfg, settings)
         self.answers = AnswerCache(settings.answer_cache_size) if settings.answer_cache_size else None
         self.pipeline = CorrectionPipeline(tutor, engine, settings, rules, [spans], self.answers, admission)
@@ -232,8 +234,12 @@ class CorrectionService:
 
     # ---- helpers ----
 
-    def engine_busy(self) -> bool:
-        """Other requests are being decoded or are waiting for the model."""
+    def busy(self) -> bool:
+        """Other requests are being decoded, wait for the model, or are being served: under a load
+        of many clients the engine is often idle for a moment between batches while the server
+        reads their answers, and that moment is no time to start the rule-card encoder."""
+        if self.others_in_flight is not None and self.others_in_flight():
+            return True
         snapshot = self.engine.snapshot()
         return snapshot.running + snapshot.waiting > 0
 

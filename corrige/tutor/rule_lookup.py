@@ -6,7 +6,7 @@ Hybrid retrieval runs the bi-encoder, whose forward pass (about 12 ms of one cor
 retrieval`) costs more than the whole correction and would stall an event loop, so `find` runs it
 on one worker thread (`warm` runs one search there at start-up).
 When that thread is already busy, or the server is (`busy()`: other requests are being
-decoded or wait for the model), the request does not queue behind the encoder: it gets BM25's
+served, decoded or wait for the model), the request does not queue behind the encoder: it gets BM25's
 answer at once (a fraction of a millisecond; recall@5 0.99 against hybrid's 1.00 on the
 evaluation queries), and `RuleAnswer.mode` says so. Under load the server thus degrades to
 BM25 instead of letting rule cards take a core, and the GIL, from the model. Answers are kept

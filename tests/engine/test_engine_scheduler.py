@@ -80,17 +80,28 @@ def test_continuous_retires_at_once_and_admits_between_steps():
 
 
 @pytest.mark.parametrize("policy", ["continuous", "static"])
-def test_by_default_every_kv_slot_can_run_a_request(policy):
-    """The default `max_batch` (0) is the slot pool: no slot sits idle while a request waits."""
+def test_by_default_a_batch_takes_half_the_kv_slots(policy):
+    """The default `max_batch` (32) is half the slot pool: the rest wait their turn, so the engine
+    decodes one half while the server reads the other half's answers."""
     clock = FakeClock()
     core = make_core(policy, clock, max_wait_ms=0)
-    slots = EngineConfig().n_slots
-    assert core.pool.num_total == slots and EngineConfig().batch_capacity == slots
-    for i in range(slots + 1):
-        add(core, clock, f"r{i}", 8, prompt_len=2)  # 2-token prompts: the whole pool fits the prefill budget
+    config = EngineConfig()
+    assert core.pool.num_total == config.n_slots == 2 * config.max_batch and config.batch_capacity == config.max_batch
+    for i in range(config.n_slots):
+        add(core, clock, f"r{i}", 8, prompt_len=2)  # 2-token prompts: the whole batch fits the prefill budget
     stats = core.step().steps
-    assert core.pool.num_used == core.num_running == slots and stats[0].batch_size == slots
-    assert core.num_waiting == 1  # the one request beyond the pool
+    assert core.pool.num_used == core.num_running == config.max_batch and stats[0].batch_size == config.max_batch
+    assert core.num_waiting == config.n_slots - config.max_batch
+
+
+def test_max_batch_0_lets_every_kv_slot_run_a_request():
+    clock = FakeClock()
+    core = make_core("continuous", clock, max_batch=0)
+    slots = EngineConfig().n_slots
+    for i in range(slots + 1):
+        add(core, clock, f"r{i}", 8, prompt_len=2)
+    core.step()
+    assert core.pool.num_used == core.num_running == slots and core.num_waiting == 1
 
 
 def test_a_smaller_max_batch_still_caps_the_batch():

@@ -4,6 +4,8 @@ metrics take an error's code from the response, never from its body."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from fastapi.testclient import TestClient
 from server_support import error_of
@@ -189,3 +191,50 @@ def test_the_error_code_comes_with_the_response_not_from_its_body(body, code, ex
     client = TestClient(with_app)  # no lifespan: the app is the bare answer above
     assert client.post("/anything", content=b"{}").status_code == 400
     assert metrics.codes == [expected]
+
+
+def test_rule_cards_skip_the_encoder_while_other_requests_are_being_served(make_settings, tmp_path):
+    """Between two engine batches the engine may be idle while the server still reads many answers:
+    the server counts as busy while other HTTP requests are in flight, so a rule-card search then
+    takes BM25's answer instead of starting the encoder (a core's worth of work per search)."""
+    import json
+
+    from server_support import run, served, wait_until
+
+    from corrige.tutor.agent import Correction
+    from corrige.tutor.edits import Edit
+
+    sentence = "Yesterday number 4 I goed to the store."
+    start = sentence.index("goed")
+    edit = Edit(start, start + 4, "goed", "went", "past_irregular")  # several cards teach it: ranked
+    went = Correction(sentence, sentence.replace("goed", "went"), "pasado irregular: goed → went", [edit])
+    app = create_app(make_settings(portal_db=tmp_path / "portal.sqlite", rules="hybrid"))
+
+    async def scenario():
+        async with served(app) as client:
+            service, drain, gate = app.state.service, app.state.drain, asyncio.Event()
+
+            async def held_body():
+                await gate.wait()
+                yield json.dumps({"sentence": "She go to work."}).encode()
+
+            def post():
+                headers = {"content-type": "application/json"}
+                return asyncio.ensure_future(client.post("/v1/grammar/correct", content=held_body(), headers=headers))
+
+            first = post()
+            await wait_until(lambda: drain.in_flight == 1, "one request in flight")
+            assert not service.busy()  # one request alone: its own search may use the encoder
+            second = post()
+            await wait_until(lambda: drain.in_flight == 2, "two requests in flight")
+            assert service.busy()
+            under_load = await service.rules.find(went)
+            gate.set()
+            assert [r.status_code for r in await asyncio.gather(first, second)] == [200, 200]
+            assert drain.in_flight == 0 and not service.busy()
+            idle = await service.rules.find(went)
+            return under_load, idle
+
+    under_load, idle = run(scenario(), timeout=60)
+    assert under_load.mode == "bm25" and under_load.degraded and under_load.hits
+    assert idle.mode == "hybrid" and not idle.degraded

@@ -61,14 +61,15 @@ def test_the_servers_engine_defaults_are_the_engines(monkeypatch):
     assert EngineConfig().speculative_tokens > 0 and EngineConfig().queue_timeout_s is not None
 
 
-def test_by_default_the_server_batches_as_many_requests_as_it_has_kv_slots(monkeypatch):
+def test_by_default_the_server_batches_half_its_kv_slots(monkeypatch):
     import os
 
     for name in [n for n in os.environ if n.startswith("CORRIGE_")]:
         monkeypatch.delenv(name)
     settings = Settings()
-    assert settings.max_batch == 0 and settings.batch_limit == settings.n_slots == 64
-    assert settings.engine_config().batch_capacity == settings.n_slots
+    assert settings.max_batch == 32 and settings.batch_limit == 32 and settings.n_slots == 64
+    assert settings.engine_config().batch_capacity == 32
+    assert Settings(max_batch=0).batch_limit == Settings(max_batch=0).engine_config().batch_capacity == 64
     assert Settings(max_batch=16).batch_limit == Settings(max_batch=16).engine_config().batch_capacity == 16
 
 
