@@ -74,7 +74,7 @@ class TutorConfig:
     # word hides the grammar around it), and the answer is read against that sentence
     spell_first: bool = True
     # drop an agreement edit that gives the verb the other number than its subject's, as spaCy's
-    # parser reads the learner's sentence (agreement.py): "The relation between parents and children is"
+    # parser reads the corrected sentence (agreement.py): "The relation between parents and children is"
     check_agreement: bool = False
 
 

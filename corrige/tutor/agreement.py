@@ -1,4 +1,4 @@
-"""Agreement edits checked against the verb's subject, as a parser reads the learner's sentence.
+"""Agreement edits checked against the verb's subject, as a parser reads the corrected sentence.
 
 A verb's number follows its subject's head, not the noun nearest to it: in *The relation between
 parents and children is…* the subject is *relation*, and *is → are* would teach the learner a
