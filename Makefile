@@ -66,7 +66,7 @@ BASELINE ?= $(shell git rev-parse -q --verify 'perf-baseline^{commit}' || cat do
 ROUNDS ?= 15
 bench-compare: $(VENV)/.dev
 	$(VENV)/bin/corrige bench compare --baseline $(BASELINE) $(SEED) --rounds $(ROUNDS) --output docs/bench/compare-seed.json
-	$(VENV)/bin/corrige bench compare --baseline $(BASELINE) --model corrige/models/reader --baseline-own-model --rounds $(ROUNDS) --output docs/bench/compare-reader.json
+	$(VENV)/bin/corrige bench compare --baseline $(BASELINE) --baseline-own-model --rounds $(ROUNDS) --output docs/bench/compare-reader.json
 
 # ruff, then the import contracts ([tool.importlinter]: layers, no cycles) and mypy ([tool.mypy]),
 # both cached (.import_linter_cache, .mypy_cache): a few seconds once warm
