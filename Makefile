@@ -46,6 +46,7 @@ bench: $(VENV)/.dev
 	$(VENV)/bin/corrige bench text $(SEED) --requests 200 --warmup 20 --json docs/bench/text.json
 	$(VENV)/bin/corrige bench text --requests 200 --warmup 20 --json docs/bench/text-reader.json
 	$(VENV)/bin/corrige bench speculative $(SEED) --output docs/bench/speculative.json
+	$(VENV)/bin/corrige bench scoring --rounds 5 --output docs/bench/scoring.json
 	$(VENV)/bin/corrige bench retrieval --output docs/bench/retrieval.json
 	$(VENV)/bin/corrige bench observability $(SEED) --rounds 48 --latency-requests 150 --load-requests 600 --output docs/bench/observability.json
 	$(VENV)/bin/corrige bench portal $(SEED) --rounds 200 --warmup 40 --json docs/bench/portal.json

@@ -82,6 +82,25 @@ def bench_speculative(
     run_speculative_bench(console, grid, tokens, budget=budget, rounds=rounds, model=model, output=output)
 
 
+@bench_app.command("scoring")
+def bench_scoring(
+    clients: Clients = "1,8",
+    sentences: Annotated[int, typer.Option(help="Learner sentences, each scored with its candidates.")] = 200,
+    candidates: Annotated[int, typer.Option(help="Candidate corrections per sentence at most.")] = 30,
+    rounds: Annotated[int, typer.Option(help="Off/on pairs per client count (medians are reported).")] = 3,
+    model: ModelOption = None,
+    seed: Annotated[int, typer.Option(help="Which sentences and candidates.")] = 0,
+    output: JsonOutput = None,
+) -> None:
+    """Scoring requests (each prompt token's log-probability), prefix reuse off vs on, in process:
+    a sentence and its one-word candidate corrections, as a language model that judges them sends them."""
+    from corrige.bench.scoring import run_scoring_bench
+
+    run_scoring_bench(
+        console, ints(clients), sentences, candidates, rounds=rounds, model=model, seed=seed, output=output
+    )
+
+
 @bench_app.command("http")
 def bench_http(
     requests: Annotated[int, typer.Option(help="Measured corrections each way (HTTP and in process).")] = 400,

@@ -38,6 +38,10 @@ class EngineConfig:
     # with, so the output is unchanged and a request needs fewer steps (docs/BENCHMARKS.md). 0 turns it off.
     speculative_tokens: int = 8
     speculative_token_budget: int = 32  # guessed tokens per step in all, shared by the running requests
+    # Scoring requests (`SamplingParams.prompt_logprobs`) start from the keys and values of an earlier
+    # scored prompt that begins the same way, still in its slot, instead of computing them again
+    # (prefix reuse; docs/BENCHMARKS.md, "Scoring candidates"). False computes every prompt whole.
+    prefix_reuse: bool = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "policy", Policy(self.policy))

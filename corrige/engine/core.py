@@ -150,6 +150,8 @@ class EngineCore(SchedulerBackedCore):
         now = self.clock()
         for row in rows:
             row.record_step(output.batch_size, ran.model_cpu_s)
+        for i, fed in ran.prompt_logprobs.items():  # before the update frees the slots of finished rows
+            scheduler.record_prompt(rows[i], fed)
         before = [len(r.output_token_ids) for r in rows]
         finished = scheduler.update_from_output(output, ran.sampled_token_ids, now, ran.errors)
         record_logprobs(rows, ran.logprobs, before)
@@ -181,6 +183,7 @@ class EngineCore(SchedulerBackedCore):
                 num_output_tokens=new_tokens,
                 num_draft_tokens=output.num_draft_tokens,
                 num_accepted_tokens=new_tokens - output.batch_size,
+                num_reused_tokens=output.num_reused_tokens,
             )
         )
         return result

@@ -52,6 +52,11 @@ class SamplingParams:
     stop_token_ids: tuple[int, ...] = ()
     ignore_eos: bool = False  # stop tokens do not end the request: exactly max_tokens (benchmarks)
     logprobs: bool = False  # also return each generated token's log-probability (`RequestOutput.logprobs`)
+    # a scoring request: also return the log-probability of each prompt token after the first, given
+    # the tokens before it (`RequestOutput.prompt_logprobs`; OpenAI's `echo` with `logprobs`). Its
+    # prompt may reuse the keys and values of an earlier scored prompt that starts the same way
+    # (`EngineConfig.prefix_reuse`): thirty candidate corrections of one sentence share their start.
+    prompt_logprobs: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stop_token_ids", tuple(int(t) for t in self.stop_token_ids))
@@ -94,6 +99,8 @@ class RequestOutput:
     # log softmax(logits)[token] of each generated token, under the model's raw logits (before any
     # temperature); only when `SamplingParams.logprobs` was asked for
     logprobs: list[float] | None = None
+    # log P(prompt[i] | prompt[:i]) for i = 1 .. len(prompt) - 1; only when `SamplingParams.prompt_logprobs`
+    prompt_logprobs: list[float] | None = None
 
 
 @dataclass(eq=False)
@@ -125,6 +132,12 @@ class Request:
     prefill_batch_size: int = 0
     model_cpu_s: float = 0.0
     lookup: PromptLookup | None = None  # prompt and output so far, indexed for guesses (speculative decoding)
+    # prefix reuse (scoring requests): the prompt's first `prefill_start` tokens already sit in its
+    # slot, copied from an earlier prompt, with their log-probabilities (`reused_logprobs`); its
+    # prefill feeds the rest
+    prefill_start: int = 0
+    reused_logprobs: list[float] = field(default_factory=list)
+    prompt_logprobs: list[float] | None = None  # filled after its prefill, when params.prompt_logprobs
     _generator: np.random.Generator | None = None
 
     @property
@@ -187,6 +200,7 @@ class Request:
             mean_batch_size=self.batch_size_sum / self.num_steps if self.num_steps else 0.0,
             prefill_batch_size=self.prefill_batch_size,
             model_cpu_s=self.model_cpu_s,
+            num_reused_tokens=self.prefill_start,
         )
 
     def output(self) -> RequestOutput:
@@ -198,6 +212,7 @@ class Request:
             stats=self.stats(),
             error=self.error,
             logprobs=list(self.output_logprobs) if self.params.logprobs else None,
+            prompt_logprobs=self.prompt_logprobs if self.params.prompt_logprobs else None,
         )
 
 

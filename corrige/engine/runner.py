@@ -10,6 +10,10 @@ for those rows only, one vectorised pass per logits array.
 With speculative decoding, a decode row also feeds its guessed next tokens; the runner checks
 them all in one multi-token pass and returns every token greedy decoding agrees with (see
 `corrige.model.lookup.accept`), so a row may get several tokens from one step.
+
+A scoring row (`SamplingParams.prompt_logprobs`) goes through `verify` instead of `prefill`: it
+needs every prompt position's logits, not just the last, and with prefix reuse its prompt starts
+at `Request.prefill_start`, after the positions its slot already holds.
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ class RunnerOutput:
     # rows whose sampling raised, by index: their tokens are meaningless and their requests fail
     # alone (the scheduler sees to it), so one bad request cannot fail the whole step
     errors: dict[int, Exception] = field(default_factory=dict)
+    # scoring rows, by index: log P(token | tokens before) of the prompt tokens this step fed, after the first
+    prompt_logprobs: dict[int, list[float]] = field(default_factory=dict)
 
 
 def rows_logprobs(
@@ -100,15 +106,43 @@ class ModelRunner:
         self.weights = weights
         self.cache = cache
 
+    def _prefill(self, output: SchedulerOutput, rows: Sequence[Request]) -> tuple[np.ndarray, dict[int, list[float]]]:
+        """The prefill rows' last logits (P, V), and the scoring rows' prompt log-probabilities.
+        Plain prompts go through one `prefill` call; scoring rows, and prompts that start after a
+        reused prefix, through one `verify` call, which gives every fed position's logits."""
+        w, cache = self.weights, self.cache
+        n = len(output.prefill_ids)
+        prompts = [request.prompt_token_ids for request in rows[:n]]
+        scored = [i for i in range(n) if rows[i].params.prompt_logprobs or rows[i].prefill_start]
+        if not scored:
+            return prefill(w, cache, prompts, output.prefill_slots), {}
+        last = np.empty((n, w.cfg.vocab_size), dtype=np.float32)
+        plain = sorted(set(range(n)) - set(scored))
+        if plain:
+            last[plain] = prefill(w, cache, [prompts[i] for i in plain], [output.prefill_slots[i] for i in plain])
+        starts = [rows[i].prefill_start for i in scored]
+        chunks = [prompts[i][start:] for i, start in zip(scored, starts, strict=True)]
+        logits = verify(w, cache, chunks, [output.prefill_slots[i] for i in scored], starts)
+        found: dict[int, list[float]] = {}
+        offset = 0
+        for i, chunk in zip(scored, chunks, strict=True):
+            part = logits[offset : offset + len(chunk)]
+            last[i] = part[-1]
+            if rows[i].params.prompt_logprobs:  # position p's logits score the token at p + 1
+                found[i] = chosen_logprobs(part[:-1], chunk[1:]).tolist() if len(chunk) > 1 else []
+            offset += len(chunk)
+        return last, found
+
     def execute(self, output: SchedulerOutput, rows: Sequence[Request]) -> RunnerOutput:
         """Run one step; `rows` are the requests of `output.row_ids`, in that order."""
         if output.num_draft_tokens:
             return self._execute_with_drafts(output, rows)
         start, start_cpu = time.perf_counter(), time.thread_time()
         logits = []
+        prompt_logprobs: dict[int, list[float]] = {}
         if output.prefill_ids:
-            prompts = [request.prompt_token_ids for request in rows[: len(output.prefill_ids)]]
-            logits.append(prefill(self.weights, self.cache, prompts, output.prefill_slots))
+            last, prompt_logprobs = self._prefill(output, rows)
+            logits.append(last)
         if output.decode_ids:
             logits.append(
                 decode(self.weights, self.cache, output.decode_tokens, output.decode_slots, output.decode_positions)
@@ -123,6 +157,7 @@ class ModelRunner:
             time.perf_counter() - forward_done,
             logprobs,
             errors,
+            prompt_logprobs,
         )
 
     def _execute_with_drafts(self, output: SchedulerOutput, rows: Sequence[Request]) -> RunnerOutput:
@@ -144,9 +179,10 @@ class ModelRunner:
                 chunk_slots.append(output.prefill_slots[i])
                 chunk_positions.append(len(rows[i].prompt_token_ids))
         parts = []
+        prompt_logprobs: dict[int, list[float]] = {}
         if n_prefill:
-            prompts = [request.prompt_token_ids for request in rows[:n_prefill]]
-            parts.append(prefill(w, cache, prompts, output.prefill_slots))  # (P, V)
+            last, prompt_logprobs = self._prefill(output, rows)
+            parts.append(last)  # (P, V)
         if chunks:
             parts.append(verify(w, cache, chunks, chunk_slots, chunk_positions))  # (sum of lengths, V)
         packed = parts[0] if len(parts) == 1 else np.concatenate(parts)
@@ -192,4 +228,5 @@ class ModelRunner:
             time.perf_counter() - forward_done,
             logprobs,
             errors,
+            prompt_logprobs,
         )

@@ -11,6 +11,15 @@
   by `prefill_token_budget`), decodes one token for every running request, and retires
   finished requests at once.
 
+A scoring request (`SamplingParams.prompt_logprobs`) may start from an earlier scored prompt's
+keys and values (`EngineConfig.prefix_reuse`, `SlotPool.longest_prefix`): `_admit` copies that
+prompt's first positions into the new slot (or takes its slot, when no other is free), and the
+prefill feeds only the rest.
+The continuous scheduler looks for reuse (and counts only the tokens to feed against the prefill
+budget), and holds back a scoring request for one step when a prompt it shares more with is
+being prefilled in this one, admitting those behind it meanwhile (candidates of one sentence,
+sent together, then all start from the first).
+
 With `speculative_tokens` > 0, a decode row may also carry a guess of its next tokens
 (prompt lookup, `corrige.model.lookup`); the runner checks the guess in the same forward pass
 and returns every token greedy decoding agrees with, so `update_from_output` takes a list
@@ -33,7 +42,7 @@ from dataclasses import dataclass, field
 
 from corrige.engine.config import EngineConfig, Policy
 from corrige.engine.errors import DeadlineExceeded, EngineError, InternalError
-from corrige.engine.kv_cache import SlotPool
+from corrige.engine.kv_cache import SlotPool, common_prefix
 from corrige.engine.request import FinishReason, Request, RequestStatus
 from corrige.model.lookup import LookupDrafter
 
@@ -61,6 +70,7 @@ class SchedulerOutput:
     # and per prefill row ([] for none): a guess of the answer's first tokens, fed after its prompt
     prefill_drafts: list[list[int]] = field(default_factory=list)
     num_draft_tokens: int = 0
+    num_reused_tokens: int = 0  # prompt tokens of the prefill rows that their slots already hold
 
     @property
     def row_ids(self) -> list[str]:
@@ -77,7 +87,8 @@ class SchedulerOutput:
     def add_prefill(self, request: Request) -> None:
         self.prefill_ids.append(request.request_id)
         self.prefill_slots.append(request.slot)
-        self.num_prefill_tokens += len(request.prompt_token_ids)
+        self.num_prefill_tokens += len(request.prompt_token_ids) - request.prefill_start
+        self.num_reused_tokens += request.prefill_start
 
     def add_decode(self, request: Request) -> None:
         self.add_decodes([request])
@@ -209,13 +220,60 @@ class Scheduler(ABC):
     def _can_admit(self, now: float) -> bool:
         return bool(self.waiting) and len(self.running) < self.capacity and self.pool.num_free > 0
 
-    def _admit(self, request: Request, now: float) -> None:
-        request.slot = self.pool.allocate(request.request_id)
+    def _admit(self, request: Request, now: float, reuse: tuple[int, int, list[float]] | None = None) -> None:
+        """Give `request` a slot and run it; `reuse`: what `_reuse` found for it (the static and
+        threads schedulers do not look, so their scoring requests compute every prompt whole)."""
+        if reuse is None:
+            request.slot = self.pool.allocate(request.request_id)
+        else:
+            donor, start, logprobs = reuse
+            spare = donor if self.pool.is_free(donor) else None
+            request.slot = self.pool.allocate(request.request_id, spare=spare, keep=start)
+            if request.slot != donor:  # the donor stays whole for the next candidates
+                self.pool.copy_prefix(donor, request.slot, start)
+            request.prefill_start, request.reused_logprobs = start, logprobs
         request.status = RequestStatus.RUNNING
         request.scheduled_time = now
         if self.speculates and self.config.speculative_tokens and request.params.greedy:
             request.lookup = self.drafter.start(request.prompt_token_ids)
         self.running.append(request)
+
+    def _reuse(self, request: Request) -> tuple[int, int, list[float]] | None:
+        """For a scoring request: the slot holding the scored prompt it shares most with, how many
+        of its first positions to reuse, and those tokens' log-probabilities; None for no reuse.
+
+        Sharing n tokens, it reuses the first n - 1 positions and feeds its prompt from there: the
+        token at n - 1 is fed again, so that its logits score the first token that differs (a
+        prompt feeds at least its last token, whose logits give the next one)."""
+        if not (request.params.prompt_logprobs and self.config.prefix_reuse):
+            return None
+        found = self.pool.longest_prefix(request.prompt_token_ids)
+        if found is None:
+            return None
+        slot, shared, held = found
+        start = min(shared, len(request.prompt_token_ids)) - 1
+        if start < 1:
+            return None
+        return slot, start, list(held.logprobs[:start])
+
+    def _shares_more_with(
+        self, request: Request, prefilling: list[list[int]], reuse: tuple[int, int, list[float]] | None
+    ) -> bool:
+        """Whether a scoring request shares more of its prompt with one being prefilled this step
+        than it can reuse now (`reuse`): it then waits a step and starts from that one."""
+        if not (prefilling and request.params.prompt_logprobs and self.config.prefix_reuse):
+            return False
+        prompt = request.prompt_token_ids
+        ahead = max(common_prefix(p, prompt) if p[:2] == prompt[:2] else 0 for p in prefilling)
+        start = min(ahead, len(request.prompt_token_ids)) - 1
+        return start >= 2 and start > (reuse[1] if reuse else 0)
+
+    def record_prompt(self, request: Request, fed: list[float]) -> None:
+        """A scoring request's prefill ran: its prompt log-probabilities are the reused ones and those
+        of the tokens it fed (`fed`), and its slot now holds the whole prompt for later ones."""
+        request.prompt_logprobs = request.reused_logprobs + fed
+        if self.config.prefix_reuse and request.slot is not None:
+            self.pool.hold(request.slot, request.prompt_token_ids, request.prompt_logprobs)
 
     def _add_drafts(self, output: SchedulerOutput, decoders: list[Request]) -> None:
         """Guess up to `speculative_tokens` next tokens per decode row, within the step's budget,
@@ -342,14 +400,24 @@ class ContinuousScheduler(StepScheduler):
         self._add_drafts(output, self.running)
         budget = self.config.prefill_token_budget
         admitted = []
+        scoring: list[list[int]] = []  # the scored prompts prefilled this step
+        held_back: list[Request] = []  # scoring requests that start from one of those next step
         while self._can_admit(now):
-            prompt_len = len(self.waiting[0].prompt_token_ids)
-            if output.prefill_ids and output.num_prefill_tokens + prompt_len > budget:
+            head = self.waiting[0]
+            reuse = self._reuse(head)
+            feed = len(head.prompt_token_ids) - (reuse[1] if reuse else 0)
+            if output.prefill_ids and output.num_prefill_tokens + feed > budget:
                 break  # the first prompt always fits, so a long prompt cannot starve
+            if self._shares_more_with(head, scoring, reuse):
+                held_back.append(self.waiting.popleft())
+                continue
             request = self.waiting.popleft()
-            self._admit(request, now)
+            self._admit(request, now, reuse)
             output.add_prefill(request)
             admitted.append(request)
+            if request.params.prompt_logprobs:
+                scoring.append(request.prompt_token_ids)
+        self.waiting.extendleft(reversed(held_back))  # first in line again, in their order
         self._add_prefill_drafts(output, admitted)
         return output
 

@@ -152,6 +152,8 @@ class ThreadPoolCore(SchedulerBackedCore):
                 now = self.clock()
                 [[token]] = ran.sampled_token_ids  # no guesses: one row, one token
                 request.record_step(1, ran.model_cpu_s)
+                if 0 in ran.prompt_logprobs:  # a scoring request's prefill (no prefix reuse here)
+                    request.prompt_logprobs = ran.prompt_logprobs[0]
                 reason = request.append_token(token, now, self.n_ctx)
                 record_logprobs([request], ran.logprobs, [len(request.output_token_ids) - 1])
                 if request.stream:

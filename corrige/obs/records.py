@@ -38,6 +38,7 @@ class StepStats:
     num_output_tokens: int = 0  # tokens the step added to its requests' outputs (0: one per row)
     num_draft_tokens: int = 0  # speculative decoding: guessed tokens checked this step
     num_accepted_tokens: int = 0  # ... and kept (each row also gets the model's own next token)
+    num_reused_tokens: int = 0  # prompt tokens not computed: their keys and values came from an earlier prompt
 
     @property
     def overhead_s(self) -> float:
@@ -68,6 +69,7 @@ class RequestStats:
     mean_batch_size: float = 0.0  # mean batch size of those steps
     prefill_batch_size: int = 0  # batch size of the step that prefilled it
     model_cpu_s: float = 0.0  # its share of those steps' forward CPU time (step CPU / batch size)
+    num_reused_tokens: int = 0  # prompt tokens whose keys and values came from an earlier prompt (prefix reuse)
 
     @property
     def latency_s(self) -> float:

@@ -235,14 +235,23 @@ class CompletionRequest(StrictModel):
         Annotated[str, text_field("prompt")]
         | Annotated[list[TokenId], Field(json_schema_extra={"minItems": 1, **limits(maxItems="max_prompt_tokens")})]
     ) = Field(description="Text (encoded after a <bos> token) or token ids, used as they are.")
-    max_tokens: Annotated[int, Field(ge=1), INTEGRAL] | None = Field(
-        None, json_schema_extra=limits(maximum="max_new_tokens")
+    max_tokens: Annotated[int, Field(ge=0), INTEGRAL] | None = Field(
+        None,
+        json_schema_extra=limits(maximum="max_new_tokens"),
+        description="0: nothing is generated (with echo and logprobs: the prompt is scored).",
     )
     temperature: float = Field(1.0, ge=0.0, le=2.0)
     top_p: float = Field(1.0, gt=0.0, le=1.0)
     n: JsonInt = Field(1, ge=1, le=1, description="Only one choice per request.")
     stream: bool = False
     stream_options: StreamOptions | None = None
+    echo: bool = Field(False, description="Return the prompt before the completion (with logprobs: scored).")
+    logprobs: JsonInt | None = Field(
+        None,
+        ge=0,
+        le=0,
+        description="0: each token's log-probability given the tokens before it (alternatives are not returned).",
+    )
     # NumPy's generators take 0 <= seed; at most 2**53 - 1, the integers JSON carries exactly (RFC 7493):
     # past it a client's (or a validator's) double rounds the seed, and 2**63 + 190 reads as 2**63
     seed: Annotated[int, Field(ge=0, le=MAX_JSON_INT), INTEGRAL] | None = None
@@ -284,11 +293,21 @@ class OpenAIUsage(BaseModel):
     total_tokens: int
 
 
+class CompletionLogprobs(BaseModel):
+    """Each token of the choice's text, its log-probability given the tokens before it (null for
+    the prompt's first token), and where it starts in the text; no alternatives (`top_logprobs`)."""
+
+    tokens: list[str]
+    token_logprobs: list[float | None]
+    top_logprobs: None = None
+    text_offset: list[int]
+
+
 class CompletionChoice(BaseModel):
     index: int
     text: str
     finish_reason: str | None
-    logprobs: None = None
+    logprobs: CompletionLogprobs | None = None
 
 
 class CompletionResponse(BaseModel):

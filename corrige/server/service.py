@@ -39,13 +39,37 @@ JSON = "application/json"
 
 
 @dataclass(slots=True)
+class TokenLogprobs:
+    """OpenAI's `logprobs` of a completion: each token's text, its log-probability given the tokens
+    before it (None for the prompt's first, which has nothing before it) and where it starts in
+    the text."""
+
+    tokens: list[str]
+    token_logprobs: list[float | None]
+    text_offset: list[int]
+
+
+@dataclass(slots=True)
 class RawGeneration:
-    """A `/v1/completions` result: text, token counts, why it stopped."""
+    """A `/v1/completions` result: text, token counts, why it stopped, and the tokens'
+    log-probabilities when they were asked for."""
 
     text: str
     prompt_tokens: int
     completion_tokens: int
     finish_reason: str
+    logprobs: TokenLogprobs | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RawOptions:
+    """What a raw completion returns besides its new text: the prompt before it (`echo`), the
+    tokens' log-probabilities (`logprobs`), and whether it generates at all (max_tokens 0 with
+    echo: the prompt is only scored)."""
+
+    echo: bool = False
+    logprobs: bool = False
+    score_only: bool = False
 
 
 def result(
@@ -193,9 +217,14 @@ class CorrectionService:
     # ---- the raw model (/v1/completions) ----
 
     def raw_prompt(
-        self, prompt: str | list[int], max_tokens: int | None, **sampling: float | int | None
+        self,
+        prompt: str | list[int],
+        max_tokens: int | None,
+        options: RawOptions = RawOptions(),
+        **sampling: float | int | None,
     ) -> tuple[list[int], SamplingParams]:
-        """Token ids and sampling parameters for a raw completion; text is guarded and follows a <bos>."""
+        """Token ids and sampling parameters for a raw completion; text is guarded and follows a <bos>.
+        With `options.score_only` the engine still samples one token, which `complete_raw` drops."""
         if isinstance(prompt, str):
             if not prompt:
                 raise ApiError(422, "empty_prompt", "prompt: the prompt is empty")
@@ -208,23 +237,55 @@ class CorrectionService:
         limit = self.settings.max_completion_tokens
         if max_tokens is not None and max_tokens > limit:
             raise ApiError(422, "validation_error", f"max_tokens: at most {limit}")
+        if options.score_only:
+            max_tokens = 1
         max_tokens = max_tokens or min(16, max(self.tutor.n_ctx - len(ids), 1))
-        params = SamplingParams(max_tokens=max_tokens, stop_token_ids=(self.pipeline.eos,), **sampling)
+        params = SamplingParams(
+            max_tokens=max_tokens,
+            stop_token_ids=(self.pipeline.eos,),
+            logprobs=options.logprobs,
+            prompt_logprobs=options.echo and options.logprobs,
+            **sampling,
+        )
         return ids, params
 
-    async def complete_raw(self, ids: list[int], params: SamplingParams, meta: RequestMeta) -> RawGeneration:
+    async def complete_raw(
+        self, ids: list[int], params: SamplingParams, meta: RequestMeta, options: RawOptions = RawOptions()
+    ) -> RawGeneration:
         pipeline = self.pipeline
         schedule = await pipeline.admission.charge(meta.client, 1)
         with pipeline.refusals:
             async with pipeline.admission.turn(meta.client, schedule) as left:
                 engine_id = pipeline.engine_id(meta.request_id)
                 output = await self.engine.generate(ids, params, request_id=engine_id, queue_timeout_s=left)
+        new = [] if options.score_only else list(output.token_ids)
+        new_logprobs = [] if options.score_only else list(output.logprobs or ())
+        shown = [*ids, *new] if options.echo else new
+        values: list[float | None] = list(new_logprobs)
+        if options.echo:
+            values = [None, *(output.prompt_logprobs or ()), *new_logprobs]
+        text, logprobs = self._token_text(shown, values if options.logprobs else None)
         return RawGeneration(
-            text=self.tutor.tokenizer.decode(output.token_ids),
+            text=text,
             prompt_tokens=len(ids),
-            completion_tokens=len(output.token_ids),
-            finish_reason=finish_reason(output),
+            completion_tokens=len(new),
+            finish_reason="length" if options.score_only else finish_reason(output),
+            logprobs=logprobs,
         )
+
+    def _token_text(self, ids: list[int], values: list[float | None] | None) -> tuple[str, TokenLogprobs | None]:
+        """The text of `ids`, and with `values` (one per token) OpenAI's logprobs: each token's own
+        text (its piece of the whole; a special token such as <bos> is empty) and offset."""
+        tokenizer = self.tutor.tokenizer
+        text = tokenizer.decode(ids)
+        if values is None:
+            return text, None
+        pieces = [tokenizer.decode([i]) for i in ids]
+        offsets, at = [], 0
+        for piece in pieces:
+            offsets.append(at)
+            at += len(piece)
+        return text, TokenLogprobs(pieces, values, offsets)
 
     async def open_raw_stream(self, ids: list[int], params: SamplingParams, meta: RequestMeta) -> HeldStream:
         pipeline = self.pipeline

@@ -74,6 +74,9 @@ class Settings(BaseSettings):
     speculative_tokens: int = Field(ENGINE.speculative_tokens, ge=0)
     # guessed tokens per step, shared by the running requests
     speculative_token_budget: int = Field(ENGINE.speculative_token_budget, ge=0)
+    # scoring requests (/v1/completions with echo and logprobs) start from an earlier scored prompt's
+    # keys and values when they begin the same way; the scores are the same either way
+    prefix_reuse: bool = ENGINE.prefix_reuse
 
     # answers to a text's sentences kept for the texts that come again (an editor re-checks the whole text after
     # each change; only changed sentences go to the model): how many, least recently used out; 0 turns it off
@@ -210,6 +213,7 @@ class Settings(BaseSettings):
             n_threads=self.n_threads,
             speculative_tokens=self.speculative_tokens,
             speculative_token_budget=self.speculative_token_budget,
+            prefix_reuse=self.prefix_reuse,
         )
 
     @property

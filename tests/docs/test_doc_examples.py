@@ -62,6 +62,7 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
     ("api.md", "import language_tool_python"): (RUN, "test_api_languagetool_client"),
     ("api.md", 'json={"text": text}'): (RUN, "test_api_whole_text"),
     ("api.md", "prompt = [1, 496, 614"): (RUN, "test_api_raw_completions"),
+    ("api.md", "def score(text):"): (RUN, "test_api_scoring"),
     ("api.md", '"code": "overloaded"'): (RUN, "test_api_error_shape"),
     ("ARCHITECTURE.md", "tokenizer.py        byte-level BPE"): (NO_OUTPUT, "the layout"),
     ("tutor.md", "corrige eval --card "): (NO_OUTPUT, "commands, figures in the model card"),
@@ -78,6 +79,7 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
     ("BENCHMARKS.md", "corrige bench engine --model"): (NOT_RUN, "a benchmark: 80 s"),
     ("BENCHMARKS.md", "corrige bench sweep --output docs/bench/sweep-reader.json"): (NOT_RUN, "a benchmark: 81 s"),
     ("BENCHMARKS.md", "corrige bench speculative"): (NOT_RUN, "a benchmark: 80 s"),
+    ("BENCHMARKS.md", "corrige bench scoring"): (NOT_RUN, "a benchmark: about 3 minutes"),
     ("BENCHMARKS.md", "corrige bench http --model corrige/models/seed --requests 300"): (
         NOT_RUN,
         "a benchmark: 300 requests a side",
@@ -328,6 +330,10 @@ def test_readme_openai_client(served, tmp_path):
 
 def test_api_raw_completions(served, tmp_path):
     run_snippet(block_with(API, "prompt = [1, 496, 614"), served.url, tmp_path)
+
+
+def test_api_scoring(served, tmp_path):
+    run_snippet(block_with(API, "def score(text):"), served.url, tmp_path)
 
 
 def test_api_languagetool_client(served, tmp_path):

@@ -117,3 +117,67 @@ def test_a_seed_out_of_range_is_a_422_naming_seed(client, seed):
 def test_the_largest_seed_is_accepted(client):
     body = {"model": "corrige-tutor", "prompt": "I goed home", "max_tokens": 3, "temperature": 1.0, "seed": 2**53 - 1}
     assert client.post("/v1/completions", json=body).status_code == 200
+
+
+def _reference_logprobs(model_dir, ids):
+    """log P(ids[i] | ids[:i]) from one forward pass over the whole prompt, outside the server."""
+    from corrige.model.generate import chosen_logprobs
+    from corrige.model.numpy_gpt import KVCache, extend, prepare
+    from corrige.model.weights import load_model
+
+    cfg, params = load_model(model_dir)
+    w = prepare(params, cfg)
+    logits = extend(w, KVCache.allocate(cfg, 1), ids, 0, 0)
+    return chosen_logprobs(logits[:-1], ids[1:]).tolist()
+
+
+def test_echo_with_logprobs_and_no_new_tokens_scores_the_prompt(oai, model_dir):
+    """The classic scoring call (lm-eval's): the prompt comes back as text and tokens, each token with
+    its log-probability given those before it (the first has none), nothing generated."""
+    from corrige.tokenizer import BPETokenizer
+
+    text = "I goed to the store yesterday."
+    completion = oai.completions.create(model="corrige-tutor", prompt=text, echo=True, logprobs=0, max_tokens=0)
+    choice = completion.choices[0]
+    lp = choice.logprobs
+    assert choice.text == text and completion.usage.completion_tokens == 0
+    assert len(lp.tokens) == completion.usage.prompt_tokens  # the <bos> before the text included
+    assert "".join(lp.tokens) == text and lp.text_offset[-1] == len(text) - len(lp.tokens[-1])
+    assert lp.token_logprobs[0] is None and lp.top_logprobs is None
+    ids = [BPETokenizer.load(model_dir).special.bos, *BPETokenizer.load(model_dir).encode(text)]
+    assert lp.token_logprobs[1:] == pytest.approx(_reference_logprobs(model_dir, ids), abs=1e-4)
+
+
+def test_echo_with_new_tokens_gives_the_prompt_then_the_completion_each_with_logprobs(oai):
+    kwargs = {"model": "corrige-tutor", "prompt": [1, 40, 41, 42], "max_tokens": 4, "temperature": 0}
+    plain = oai.completions.create(**kwargs)
+    echoed = oai.completions.create(**kwargs, echo=True, logprobs=0)
+    choice = echoed.choices[0]
+    assert choice.text.endswith(plain.choices[0].text)
+    n = echoed.usage.prompt_tokens + echoed.usage.completion_tokens
+    assert len(choice.logprobs.tokens) == len(choice.logprobs.token_logprobs) == n
+    assert all(v <= 0.0 for v in choice.logprobs.token_logprobs[1:])
+    alone = oai.completions.create(**kwargs, logprobs=0).choices[0].logprobs  # the new tokens only
+    assert alone.token_logprobs == pytest.approx(choice.logprobs.token_logprobs[4:], abs=1e-5)
+
+
+def test_scoring_streamed_comes_as_one_chunk_equal_to_the_plain_answer(oai):
+    kwargs = {"model": "corrige-tutor", "prompt": "She like cats.", "echo": True, "logprobs": 0, "max_tokens": 2}
+    plain = oai.completions.create(**kwargs, temperature=0)
+    chunks = list(oai.completions.create(**kwargs, temperature=0, stream=True, stream_options={"include_usage": True}))
+    assert len(chunks) == 2 and chunks[-1].usage.total_tokens == plain.usage.total_tokens
+    assert chunks[0].choices[0].text == plain.choices[0].text
+    assert chunks[0].choices[0].logprobs.token_logprobs == plain.choices[0].logprobs.token_logprobs
+
+
+def test_max_tokens_0_without_echo_generates_nothing(oai):
+    completion = oai.completions.create(model="corrige-tutor", prompt="Hi there.", max_tokens=0)
+    assert completion.choices[0].text == "" and completion.usage.completion_tokens == 0
+
+
+def test_top_alternatives_are_a_422_that_names_logprobs(client):
+    body = {"model": "corrige-tutor", "prompt": "Hi there.", "logprobs": 2, "max_tokens": 3}
+    response = client.post("/v1/completions", json=body)
+    error = error_of(response)
+    assert response.status_code == 422 and error["code"] == "validation_error"
+    assert "logprobs" in error["message"]

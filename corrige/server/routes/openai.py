@@ -28,6 +28,7 @@ from corrige.server.schemas import (
     ChatCompletionResponse,
     ChatMessage,
     CompletionChoice,
+    CompletionLogprobs,
     CompletionRequest,
     CompletionResponse,
     ModelCard,
@@ -35,7 +36,7 @@ from corrige.server.schemas import (
     OpenAIUsage,
     TextCorrectResponse,
 )
-from corrige.server.service import CorrectionService, finish_reason
+from corrige.server.service import CorrectionService, RawOptions, finish_reason
 from corrige.server.settings import Settings
 from corrige.server.sse import DONE, SSE_HEADERS, SSE_MEDIA_TYPE, IncrementalDecoder, event, stream_doc
 from corrige.server.text_service import TextRun
@@ -85,25 +86,38 @@ async def completions(
     """The raw model: continue a prompt (text after a <bos> token, or token ids)."""
     meta = served_meta(request, body.model, settings)
     request_id = meta.request_id
+    options = raw_options(body)
     ids, params = service.raw_prompt(
-        body.prompt, body.max_tokens, temperature=body.temperature, top_p=body.top_p, seed=body.seed
+        body.prompt, body.max_tokens, options, temperature=body.temperature, top_p=body.top_p, seed=body.seed
     )
     completion_id, created = f"cmpl-{request_id}", int(time.time())
-    if body.stream:
+    if body.stream and not (options.echo or options.logprobs):
         stream = await service.open_raw_stream(ids, params, meta)
         include_usage = bool(body.stream_options and body.stream_options.include_usage)
         chunks = completion_chunks(
             service, stream, request_id, completion_id, created, body.model, len(ids), include_usage
         )
         return StreamingResponse(chunks, media_type=SSE_MEDIA_TYPE, headers=SSE_HEADERS)
-    gen = await service.complete_raw(ids, params, meta)
-    return CompletionResponse(
-        id=completion_id,
-        created=created,
-        model=body.model,
-        choices=[CompletionChoice(index=0, text=gen.text, finish_reason=gen.finish_reason)],
-        usage=usage(gen.prompt_tokens, gen.completion_tokens),
-    )
+    gen = await service.complete_raw(ids, params, meta, options)
+    logprobs = None
+    if gen.logprobs is not None:
+        lp = gen.logprobs
+        logprobs = CompletionLogprobs(tokens=lp.tokens, token_logprobs=lp.token_logprobs, text_offset=lp.text_offset)
+    choice = CompletionChoice(index=0, text=gen.text, finish_reason=gen.finish_reason, logprobs=logprobs)
+    counts = usage(gen.prompt_tokens, gen.completion_tokens)
+    if body.stream:  # with echo or logprobs: the whole choice in one chunk, once it is known
+        head = {"id": completion_id, "object": "text_completion", "created": created, "model": body.model}
+        parts = [event({**head, "choices": [choice.model_dump()]})]
+        if body.stream_options and body.stream_options.include_usage:
+            parts.append(event({**head, "choices": [], "usage": counts.model_dump()}))
+        return StreamingResponse(replay([*parts, DONE]), media_type=SSE_MEDIA_TYPE, headers=SSE_HEADERS)
+    return CompletionResponse(id=completion_id, created=created, model=body.model, choices=[choice], usage=counts)
+
+
+def raw_options(body: CompletionRequest) -> RawOptions:
+    """What the completion returns besides new text: the prompt (`echo`), log-probabilities, and
+    whether anything is generated (`max_tokens` 0: nothing; with echo and logprobs, a score)."""
+    return RawOptions(echo=body.echo, logprobs=body.logprobs is not None, score_only=body.max_tokens == 0)
 
 
 async def completion_chunks(
