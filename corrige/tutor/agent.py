@@ -252,6 +252,8 @@ class TutorFront:
         correction = name_what_changed(correction)
         if self.config.check_agreement and correction.edits:
             correction = _agree_with_subject(correction)
+        if self.rescorer is not None and correction.edits:
+            correction = _without_unwanted_articles(correction, self.rescorer)
         if unsure and correction.edits and not correction.more_errors:
             correction = replace(correction, more_errors=True)
         return correction
@@ -410,6 +412,24 @@ def _agree_with_subject(c: Correction) -> Correction:
         return replace(
             c, corrected=c.sentence, gloss=ABSTAIN_GLOSS, edits=[], abstained=True, abstain_reason="agreement"
         )
+    return replace(c, corrected=apply_edits(c.sentence, kept), gloss=explain(kept), edits=kept)
+
+
+def _without_unwanted_articles(c: Correction, rescorer: Rescorer) -> Correction:
+    """`c` without the articles it puts in that the language model likes the sentence better
+    without (`Rescorer.unwanted_articles`: *It was spectacular → a spectacular*); with no edit
+    left, an abstention, as for agreement."""
+    unwanted = rescorer.unwanted_articles(c.sentence, c.edits)
+    if not unwanted:
+        return c
+    # an edit that also spelled the word anew keeps that part (espectacular → spectacular)
+    kept = [
+        e if e not in unwanted else replace(e, replacement=e.replacement.split()[1], category="spelling")
+        for e in c.edits
+        if e not in unwanted or e.replacement.split()[1].lower() != e.original.lower()
+    ]
+    if not kept:
+        return replace(c, corrected=c.sentence, gloss=ABSTAIN_GLOSS, edits=[], abstained=True, abstain_reason="article")
     return replace(c, corrected=apply_edits(c.sentence, kept), gloss=explain(kept), edits=kept)
 
 

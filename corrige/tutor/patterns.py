@@ -30,6 +30,7 @@ from corrige.tutor.pattern_words import (
     word_after,
 )
 from corrige.tutor.phrase_patterns import PHRASE_RULES
+from corrige.tutor.phrase_swaps import phrase_swaps
 
 THIRD_PERSON_SUBJECTS = frozenset({"he", "she", "it"})
 # after these a subject pronoun starts a clause: "When he go", "and she like"
@@ -369,6 +370,7 @@ def adjective_plural(tokens: Sequence[Token], words: list[str], text: str) -> It
 
 # before these a verb takes its past participle ("I have eated" → "eaten", "was taked" → "taken")
 RULES = (
+    phrase_swaps,  # the table of whole phrases (phrase_swaps.txt): data, not a rule per phrase
     *PHRASE_RULES,
     third_person,
     people_plural,

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from corrige.model.ngram import NgramLM
-from corrige.tutor.candidates import Candidate, ConfusionSets, candidate_edit, candidates
+from corrige.tutor.candidates import ARTICLES, Candidate, ConfusionSets, candidate_edit, candidates
 from corrige.tutor.edits import Edit, Token, apply_edits, tokenize
 
 log = logging.getLogger(__name__)
@@ -93,6 +94,27 @@ class Rescorer:
         log.debug("rescoring: %s (+%.2f past the margin)", best, best_gain)
         return candidate_edit(tokens, text, best)
 
+    def unwanted_articles(self, sentence: str, edits: Sequence[Edit]) -> list[Edit]:
+        """The edits of `sentence` that put an article before a word (*spectacular → a spectacular*)
+        where the language model likes the corrected sentence better without it: *It was a
+        spectacular.* An article the tutor puts in must make the sentence more likely (*She is a
+        nurse.*, *I have a car.*); the model that proposed it reads the learner's words, not English."""
+        inserted = [e for e in edits if _puts_article_before(e)]
+        if not inserted:
+            return []
+        corrected = apply_edits(sentence, edits)
+        tokens = tokenize(corrected)
+        words = [t.text.lower().replace("’", "'") for t in tokens]
+        at = {t.start: k for k, t in enumerate(tokens)}
+        unwanted = []
+        for e in inserted:
+            # where the edit's words start in the corrected sentence: shifted by the edits before it
+            start = e.start + sum(len(o.replacement) - (o.end - o.start) for o in edits if o.end <= e.start and o != e)
+            k = at.get(start)
+            if k is not None and float(self.lm.change_gains(words, [(k, k + 1, ())])[0]) > 0.0:
+                unwanted.append(e)
+        return unwanted
+
     def scored(self, tokens: list[Token], locked: frozenset[int] = frozenset()) -> list[tuple[Candidate, float]]:
         """Every candidate of a tokenised sentence whose family and kind have a margin, with how
         much it raises the sentence's ln-probability."""
@@ -104,6 +126,13 @@ class Rescorer:
         words = [t.text.lower().replace("’", "'") for t in tokens]
         gains = self.lm.change_gains(words, [(c.i, c.j, c.words) for c in found])
         return [(c, float(g)) for c, g in zip(found, gains, strict=True)]
+
+
+def _puts_article_before(e: Edit) -> bool:
+    """*spectacular → a spectacular*, *espectacular → a spectacular*: an article put in before one
+    word, which the edit keeps or spells anew."""
+    new, old = e.replacement.split(), e.original.split()
+    return len(new) == 2 and len(old) == 1 and new[0].lower() in ARTICLES and old[0].lower() not in ARTICLES
 
 
 def _in_original(text: str, edits: list[Edit]) -> list[Edit]:

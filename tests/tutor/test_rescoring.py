@@ -171,3 +171,35 @@ def test_then_becomes_than_only_after_a_comparative(rescorer):
     assert to_than("It is harder then it looks.")
     assert not to_than("Other people then are influenced by us.")  # "other" compares nothing here
     assert not to_than("If it rains, then we stay at home.")
+
+
+def test_an_article_put_in_stays_only_where_it_makes_the_sentence_likelier(rescorer):
+    from corrige.tutor.edits import Edit
+
+    text = "I am teacher and she is doctor."
+    teacher = Edit(5, 12, "teacher", "a teacher", "profession_article")
+    assert rescorer.unwanted_articles(text, [teacher]) == []  # "am a teacher": the corpus's words
+    text = "The children are playing in park."
+    park = Edit(28, 32, "park", "a park", "determiner")  # the corpus says "in the park", never "in a park"
+    the_park = Edit(28, 32, "park", "the park", "determiner")
+    assert rescorer.unwanted_articles(text, [park]) == [park]
+    assert rescorer.unwanted_articles(text, [the_park]) == []
+    assert rescorer.unwanted_articles(text, [Edit(4, 12, "children", "kids", "word_confusion")]) == []
+
+
+def test_the_reader_puts_in_no_article_its_language_model_likes_less():
+    """The reader's model writes "It was a spectacular." for a correct sentence; the language model
+    prefers the sentence without the article, so the tutor keeps the learner's words (and its
+    spelling fix, where the model wrote both in one edit)."""
+    from corrige.tutor.agent import READER_MODEL, Tutor
+
+    tutor = Tutor.load(READER_MODEL)
+    right = tutor.correct("It was spectacular.")
+    assert right.corrected == "It was spectacular." and not right.edits
+    spelled = tutor.correct("It was espectacular.")
+    assert spelled.corrected == "It was spectacular."
+    assert [(e.original, e.replacement, e.category) for e in spelled.edits] == [
+        ("espectacular", "spectacular", "spelling")
+    ]
+    assert tutor.correct("She is nurse.").corrected == "She is a nurse."
+    assert tutor.correct("I want to buy car.").corrected == "I want to buy a car."

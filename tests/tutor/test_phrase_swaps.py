@@ -1,0 +1,86 @@
+"""The table of whole phrases (`phrase_swaps.txt`): each listed phrase is swapped wherever it
+stands (with its anchors), the readings that are right are left alone, and the file's format is
+checked line by line."""
+
+import pytest
+
+from corrige.tutor.edits import apply_edits
+from corrige.tutor.patterns import pattern_fixes
+from corrige.tutor.phrase_swaps import parse, table
+
+
+def fixed(sentence: str) -> str:
+    return apply_edits(sentence, pattern_fixes(sentence))
+
+
+@pytest.mark.parametrize(
+    "sentence, expected, category",
+    [
+        ("Despite of the rain, we went out.", "Despite the rain, we went out.", "preposition"),
+        ("On my opinion, it is a good idea.", "In my opinion, it is a good idea.", "preposition"),
+        ("In our point of view the plan is bad.", "From our point of view the plan is bad.", "preposition"),
+        ("In the other hand, it is expensive.", "On the other hand, it is expensive.", "preposition"),
+        ("He acted according with the rules.", "He acted according to the rules.", "preposition"),
+        ("My brother is interested on music.", "My brother is interested in music.", "preposition"),
+        ("I will wait you at the station.", "I will wait for you at the station.", "preposition"),
+        ("I did a lot of mistakes in the exam.", "I made a lot of mistakes in the exam.", "collocation"),
+        ("We made a photo of the cathedral.", "We took a photo of the cathedral.", "collocation"),
+        ("I always make my homework in the evening.", "I always do my homework in the evening.", "collocation"),
+        ("I make sport every day.", "I do sport every day.", "collocation"),
+        ("He said me that he was tired.", "He told me that he was tired.", "calque"),
+        ("It's depend on the weather.", "It depends on the weather.", "verb_form"),
+        ("When I was child I lived in Madrid.", "When I was a child I lived in Madrid.", "determiner"),
+    ],
+)
+def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, category):
+    assert fixed(sentence) == expected
+    assert [e.category for e in pattern_fixes(sentence)] == [category]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Don't rely on my opinion.",  # ^: only a sentence's opening "On my opinion"
+        "There is a flaw in my point of view.",
+        "She held a cup in one hand and a knife in the other hand.",
+        "Sports make people happy, and teachers make sports fun.",  # $: "make sports" goes on
+        "The teacher made the homework easier.",
+        "She said her name and he said it too.",  # her: a possessive
+        "We met at the morning meeting.",
+        "The room was baby blue.",
+        "She is married with two children.",  # never in the table
+    ],
+)
+def test_a_right_reading_of_the_same_words_is_left_alone(sentence):
+    assert fixed(sentence) == sentence
+
+
+def test_groups_expand_in_step_and_keep_their_words():
+    swaps = parse("{make|made} {a photo|photos}$ => {take|took} {a photo|photos}\tcollocation\n")
+    pairs = {(" ".join(s.wrong), s.right) for s in swaps}
+    assert pairs == {
+        ("make a photo", "take a photo"),
+        ("make photos", "take photos"),
+        ("made a photo", "took a photo"),
+        ("made photos", "took photos"),
+    }
+    assert all(s.ends_phrase and not s.at_start for s in swaps)
+
+
+@pytest.mark.parametrize(
+    "line, says",
+    [
+        ("despite of => despite\tnot_a_category", "unknown category"),
+        ("despite of -> despite\tpreposition", "want `wrong => right"),
+        ("{a|b} x => {c|d|e} x\tpreposition", "no group on the left"),
+    ],
+)
+def test_a_bad_line_is_refused_naming_its_line(line, says):
+    with pytest.raises(ValueError, match=says):
+        parse(f"# a comment\n{line}\n")
+
+
+def test_the_shipped_table_parses_and_every_swap_changes_its_phrase():
+    swaps = [s for group in table().values() for s in group]
+    assert len(swaps) > 100
+    assert all(" ".join(s.wrong) != s.right.lower() for s in swaps)
