@@ -62,7 +62,8 @@ def teaching(
     Friday" has the "in" of "interested in"), and such a card teaches the wrong rule however well
     it matches: no card is better than that one.
     """
-    return [h for h in hits if teaches(h.card, edits, categories, sentence)]
+    wanted = set(categories)  # a card of another category fits none of the edits: not worth asking
+    return [h for h in hits if h.card.category in wanted and teaches(h.card, edits, categories, sentence)]
 
 
 def teaches(
@@ -190,7 +191,12 @@ class RuleLookup:
         if self.mode == "bm25":
             return None
         sentence, edits, categories = key
-        fitting = [card for card in self.retriever.cards if teaches(card, edits, categories, sentence)]
+        wanted = set(categories)  # `fits` wants the edit's category first: the others cannot fit
+        fitting = [
+            card
+            for card in self.retriever.cards
+            if card.category in wanted and teaches(card, edits, categories, sentence)
+        ]
         if len(fitting) > 1:
             return None
         answer = RuleAnswer(tuple(RuleHit(card, 1.0, None, None) for card in fitting), "fit")
