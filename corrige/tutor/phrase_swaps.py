@@ -104,6 +104,8 @@ def phrase_swaps(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
             j = i + len(swap.wrong)
             if tuple(words[i:j]) != swap.wrong or (swap.at_start and i > 0):
                 continue
+            if j < len(words) and words[j] in ("'", "’"):
+                continue  # a possessive's apostrophe: the phrase goes on (each others' houses)
             if swap.ends_phrase and j < len(words) and tokens[j].is_word and words[j] not in ENDS:
                 continue
             yield replace_tokens(tokens, i, j, swap.right, swap.category, text)

@@ -30,6 +30,23 @@ def fixed(sentence: str) -> str:
         ("He said me that he was tired.", "He told me that he was tired.", "calque"),
         ("It's depend on the weather.", "It depends on the weather.", "verb_form"),
         ("When I was child I lived in Madrid.", "When I was a child I lived in Madrid.", "determiner"),
+        ("Can I make a question?", "Can I ask a question?", "collocation"),
+        ("On Saturdays we make the shopping.", "On Saturdays we do the shopping.", "collocation"),
+        (
+            "Yesterday I lost the bus and arrived late.",
+            "Yesterday I missed the bus and arrived late.",
+            "word_confusion",
+        ),
+        ("We arrived to home at ten.", "We arrived home at ten.", "preposition"),
+        ("After the party we went to home.", "After the party we went home.", "preposition"),
+        ("He never says lies.", "He never tells lies.", "calque"),
+        ("We are agree with the plan.", "We agree with the plan.", "verb_pattern"),
+        ("She is agree with me.", "She agrees with me.", "verb_pattern"),
+        ("My mother made me to clean my room.", "My mother made me clean my room.", "verb_pattern"),
+        ("Let me to explain the problem.", "Let me explain the problem.", "verb_pattern"),
+        ("I saw the sea for first time.", "I saw the sea for the first time.", "determiner"),
+        ("The most of people like music.", "Most people like music.", "determiner"),
+        ("They help each others.", "They help each other.", "pronoun"),
     ],
 )
 def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, category):
@@ -49,6 +66,10 @@ def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, catego
         "We met at the morning meeting.",
         "The room was baby blue.",
         "She is married with two children.",  # never in the table
+        "I lost the train ticket, so I went to home page of the company.",  # $: the phrase goes on
+        "We visited each other's houses and made the most of the time.",
+        "We know each others' plans.",  # a possessive's apostrophe: not "each other' plans"
+        "She made him a cake and let us in.",
     ],
 )
 def test_a_right_reading_of_the_same_words_is_left_alone(sentence):
