@@ -3,9 +3,9 @@
 It is the engine's only allocator. Requests hold a slot number from admission to finish;
 the arrays never grow, so memory is fixed at start-up whatever the load.
 
-The pool can also swap two slots' contents, so the scheduler can keep the sequences it
-decodes in slots 0..B-1: the runtime then reads the cache as one slice (a view) instead of
-gathering B scattered slots, which at batch 32 costs about a third of a decode step.
+The pool can also swap two slots' contents (the positions in use), so the scheduler can keep the
+sequences it decodes in slots 0..B-1: the runtime then reads the cache as one slice (a view)
+instead of gathering B scattered slots, which at batch 32 costs about a third of a decode step.
 
 It also remembers which scored prompt (`SamplingParams.prompt_logprobs`) each slot still holds,
 with its tokens' log-probabilities, after its request is gone: a freed slot's arrays stay as they
@@ -139,22 +139,28 @@ class SlotPool:
         k[:, dst, :, :, :n] = k[:, src, :, :, :n]
         v[:, dst, :, :n, :] = v[:, src, :, :n, :]
 
-    def swap(self, a: int, b: int) -> None:
-        """Exchange two slots, contents and owners (either may be free). Whole windows are
-        copied: a slot is contiguous per layer, so that beats copying just the used part."""
+    def swap(self, a: int, b: int, n: int | None = None) -> None:
+        """Exchange two slots, contents and owners (either may be free). `n`: how many leading
+        positions hold anything (the longer sequence's tokens; None: the whole window). Copying
+        only those is 4x faster into a free slot (14 against 53 us for 40 of 192 positions), and
+        12x when both slots are owned (the whole-window exchange gathers a copy of both)."""
         k, v = self.cache.k, self.cache.v
+        n = k.shape[-1] if n is None else min(n, k.shape[-1])
         held_a, held_b = self._drop(a), self._drop(b)
         if b in self._free or a in self._free:
             src, dst = (a, b) if b in self._free else (b, a)  # a free slot's contents do not matter
-            k[:, dst] = k[:, src]
-            v[:, dst] = v[:, src]
+            k[:, dst, :, :, :n] = k[:, src, :, :, :n]
+            v[:, dst, :, :n] = v[:, src, :, :n]
             held = held_a if src == a else held_b
             if held is not None:  # both now hold it: the source keeps its arrays
                 self._keep(src, held)
                 self._keep(dst, held)
         else:
-            k[:, [a, b]] = k[:, [b, a]]
-            v[:, [a, b]] = v[:, [b, a]]
+            k_a, v_a = k[:, a, :, :, :n].copy(), v[:, a, :, :n].copy()
+            k[:, a, :, :, :n] = k[:, b, :, :, :n]
+            v[:, a, :, :n] = v[:, b, :, :n]
+            k[:, b, :, :, :n] = k_a
+            v[:, b, :, :n] = v_a
             if held_a is not None:
                 self._keep(b, held_a)
             if held_b is not None:

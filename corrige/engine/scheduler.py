@@ -328,9 +328,12 @@ class Scheduler(ABC):
             targets = [s for s in range(k) if s not in taken]  # as many as misplaced
             for request, target in zip(misplaced, targets, strict=True):
                 occupant = self.pool.owner(target)  # free, or a static batch's early finisher
+                used = request.num_tokens  # the positions its keys and values fill (and one more)
                 if occupant is not None:
-                    self.requests[occupant].slot = request.slot
-                self.pool.swap(request.slot, target)
+                    other = self.requests[occupant]
+                    other.slot = request.slot
+                    used = max(used, other.num_tokens)
+                self.pool.swap(request.slot, target, used)
                 request.slot = target
         return sorted(decoders, key=_slot_of)
 

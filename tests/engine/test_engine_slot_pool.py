@@ -36,3 +36,19 @@ def test_swap_moves_contents_and_owners():
     assert (pool.owner(2), pool.owner(b), pool.num_free) == ("a", None, 1)
     assert np.all(pool.cache.k[:, 2] == 1.0)
     assert pool.allocate("c") == b
+
+
+def test_swap_of_the_positions_in_use_moves_those_and_leaves_the_rest():
+    pool = SlotPool(preset("tiny"), 3)
+    a, b = pool.allocate("a"), pool.allocate("b")
+    k, v = pool.cache.k, pool.cache.v
+    k[:, a], v[:, a] = 1.0, 1.0
+    k[:, b], v[:, b] = 2.0, 2.0
+    pool.swap(a, b, 5)  # both owned: the first 5 positions exchange
+    assert np.all(k[:, a, :, :, :5] == 2.0) and np.all(v[:, a, :, :5] == 2.0)
+    assert np.all(k[:, b, :, :, :5] == 1.0) and np.all(v[:, b, :, :5] == 1.0)
+    assert np.all(k[:, a, :, :, 5:] == 1.0) and np.all(v[:, b, :, 5:] == 2.0)  # beyond: not copied
+    pool.swap(b, 2, 3)  # into a free slot
+    assert pool.owner(2) == "a" and np.all(k[:, 2, :, :, :3] == 1.0) and np.all(v[:, 2, :, :3] == 1.0)
+    pool.swap(2, b, 10_000)  # more than the window: the whole window
+    assert pool.owner(b) == "a" and np.all(k[:, b] == k[:, 2])
