@@ -305,8 +305,10 @@ class TutorFront:
         pattern's "enjoy meeting"): where a pattern fires it is right, and the model may not be."""
         if c.abstained or not c.edits or not self.config.patterns:
             return c
+        fired = pattern_fixes(c.sentence)
+        c = _named_as_patterns(c, fired)
         # a rule whose words the answer has ("is 51 years old") agrees with it, however the edits were cut
-        rules = [r for r in pattern_fixes(c.sentence) if r.replacement not in c.corrected]
+        rules = [r for r in fired if r.replacement not in c.corrected]
         overruled = [e for e in c.edits if any(_inside_and_other(e, r) for r in rules)]
         if not overruled:
             return c
@@ -413,6 +415,17 @@ def _agree_with_subject(c: Correction) -> Correction:
             c, corrected=c.sentence, gloss=ABSTAIN_GLOSS, edits=[], abstained=True, abstain_reason="agreement"
         )
     return replace(c, corrected=apply_edits(c.sentence, kept), gloss=explain(kept), edits=kept)
+
+
+def _named_as_patterns(c: Correction, rules: Sequence[Edit]) -> Correction:
+    """`c` with a model's edit that a pattern makes word for word filed under the pattern's
+    category, which is the more exact one ("The life → Life": "artículo genérico", whose card is
+    about life and nature, not "artículo", whose card says a noun needs one)."""
+    by_words = {(r.start, r.end, r.replacement): r.category for r in rules}
+    named = [replace(e, category=by_words.get((e.start, e.end, e.replacement), e.category)) for e in c.edits]
+    if named == c.edits:
+        return c
+    return replace(c, edits=named, gloss=explain(named))
 
 
 def _without_unwanted_articles(c: Correction, rescorer: Rescorer) -> Correction:

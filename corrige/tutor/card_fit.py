@@ -14,7 +14,10 @@ fits an edit when it is of the edit's category and one of its examples' edits go
   (``speak → speaks`` fits ``work → works``; not ``don't → doesn't``, whose words are auxiliaries;
   ``days → day`` does not fit ``friend → friends``), a doubled letter counting as one kind of
   change (``realy → really`` fits ``diferent → different``; ``writting → writing`` does not),
-  and a word for one of another stem fitting the same (``runned → ran`` fits ``goed → went``);
+  and a word for one of another stem fitting the same only where the same word is put in, in any
+  form (``made → did`` fits *make my homework → do my homework*; ``make → do`` does not fit *do a
+  mistake → make a mistake* nor *make a question → ask a question*) or both are pasts made regular
+  (``runned → ran`` fits ``goed → went``);
 * several words: the same words put in and taken out, a content word changed in form counting
   by the ending it gains or loses (``more tall → taller`` fits ``more big → bigger``: "more"
   out, a word that gains "-er"; ``to swim → swimming`` fits ``to read → reading``).
@@ -70,6 +73,18 @@ def _shape(original: str, replacement: str) -> tuple[str, str, str] | None:
     return (out, put, where)
 
 
+@functools.lru_cache(maxsize=4096)
+def _lemma(word: str) -> str:
+    """The word's dictionary form (made → make, told → tell), or the word."""
+    from lemminflect import getAllLemmas
+
+    lemmas = getAllLemmas(word)
+    for pos in ("VERB", "AUX", "NOUN", "ADJ"):
+        if pos in lemmas:
+            return lemmas[pos][0]
+    return word
+
+
 def same_way(edit: Change, example: Change) -> bool:
     """`edit` and an example's edit go the same way (module docstring)."""
     if edit == example:
@@ -83,7 +98,12 @@ def same_way(edit: Change, example: Change) -> bool:
             return bool(e_new) and e_new[-len(x_new) :] == x_new if x_new else False
         return e_old == x_old  # a word dropped: the same word
     if len(e_old) == len(e_new) == len(x_old) == len(x_new) == 1:  # one word for another
-        return _shape(e_old[0], e_new[0]) == _shape(x_old[0], x_new[0])  # None == None: whole words (goed → went)
+        shape = _shape(e_old[0], e_new[0])
+        if shape is None:  # whole words: the same word put in (any form), or both a past made regular
+            return _shape(x_old[0], x_new[0]) is None and (
+                _lemma(e_new[0]) == _lemma(x_new[0]) or (e_old[0].endswith("ed") and x_old[0].endswith("ed"))
+            )
+        return shape == _shape(x_old[0], x_new[0])
     edit_sign = _several(e_old, e_new)
     return edit_sign != ((), (), ()) and edit_sign == _several(x_old, x_new)
 

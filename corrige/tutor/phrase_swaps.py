@@ -29,6 +29,7 @@ ENDS = frozenset(
     tonight last this next because when while before after together again now i you he she we they""".split()
 )
 _GROUP = re.compile(r"\{([^}]*)\}")
+CLAUSE_BREAKS = frozenset(",;:")  # after one of these, `^` holds too: "Dear Mr Smith, On my opinion"
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +37,7 @@ class Swap:
     wrong: tuple[str, ...]  # lower-case words
     right: str
     category: str
-    at_start: bool  # `^`
+    at_start: bool  # `^`: at the sentence's start, or after a comma, semicolon or colon
     ends_phrase: bool  # `$`
 
 
@@ -102,7 +103,7 @@ def phrase_swaps(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
     for i, word in enumerate(words):
         for swap in swaps.get(word, ()):
             j = i + len(swap.wrong)
-            if tuple(words[i:j]) != swap.wrong or (swap.at_start and i > 0):
+            if tuple(words[i:j]) != swap.wrong or (swap.at_start and i > 0 and words[i - 1] not in CLAUSE_BREAKS):
                 continue
             if j < len(words) and words[j] in ("'", "’"):
                 continue  # a possessive's apostrophe: the phrase goes on (each others' houses)

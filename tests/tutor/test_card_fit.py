@@ -39,6 +39,11 @@ BY_ID = {c.id: c for c in CARDS}
         ("word_confusion", "its", "it's", "word_confusion_its", "word_confusion_there_their"),
         ("preposition", "since", "for", "preposition_for_period", "preposition_at_in_time"),
         ("agreement", "has", "have", "agreement_have_do", "agreement_plural_subject"),
+        # a word for one of another stem: the same word put in, in any form, not just any swap
+        ("collocation", "make", "do", "collocation_do_tasks", "collocation_make_mistake"),
+        ("collocation", "did", "made", "collocation_make_mistake", "collocation_do_tasks"),
+        ("collocation", "make", "ask", "collocation_ask_question", "collocation_do_tasks"),
+        ("collocation", "make", "do", "collocation_do_tasks", "collocation_ask_question"),
     ],
 )
 def test_a_card_fits_the_edit_that_goes_its_way(category, original, replacement, right, wrong):
@@ -66,6 +71,9 @@ def test_a_card_fits_the_edit_that_goes_its_way(category, original, replacement,
         ("Is there any shops near here?", "there_is_plural", "Is", "Are", "there_are_question", None),
         # every + singular, not a plural dropped anywhere
         ("She phones her grandmother every weeks.", "noun_number", "weeks", "week", "noun_number_every_singular", None),
+        # "on + días" only beside a day or a date: "depends of → on" is another rule
+        ("We meet in Friday.", "preposition", "in", "on", "preposition_on_days", None),
+        ("It depends of the weather.", "preposition", "of", "on", "preposition_depend_on", "preposition_on_days"),
     ],
 )
 def test_a_card_with_a_cue_fits_only_the_sentences_it_names(sentence, category, original, replacement, right, wrong):

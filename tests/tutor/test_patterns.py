@@ -284,3 +284,14 @@ def test_a_pattern_the_answer_agrees_with_changes_nothing():
 )
 def test_a_first_word_that_is_no_lower_case_word_keeps_its_case(sentence):
     assert [e for e in pattern_fixes(sentence) if e.start == 0] == []
+
+
+def test_a_model_edit_a_pattern_makes_word_for_word_takes_the_patterns_category():
+    """The reader's model writes "The life → Life" and names it "artículo"; the generic_the pattern
+    makes the same edit, and its category's card is the one about life and nature."""
+    from corrige.tutor.agent import READER_MODEL, Tutor
+
+    c = Tutor.load(READER_MODEL).correct("The life is very expensive in Madrid.")
+    assert c.corrected == "Life is very expensive in Madrid."
+    assert [(e.original, e.replacement, e.category) for e in c.edits] == [("The life", "Life", "generic_the")]
+    assert c.gloss.startswith("artículo genérico")

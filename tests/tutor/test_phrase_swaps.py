@@ -20,6 +20,12 @@ def fixed(sentence: str) -> str:
         ("On my opinion, it is a good idea.", "In my opinion, it is a good idea.", "preposition"),
         ("In our point of view the plan is bad.", "From our point of view the plan is bad.", "preposition"),
         ("In the other hand, it is expensive.", "On the other hand, it is expensive.", "preposition"),
+        (
+            "Dear Mr Smith, On my opinion the trip was good.",
+            "Dear Mr Smith, In my opinion the trip was good.",
+            "preposition",
+        ),
+        ("We made a lot of photos of the beach.", "We took a lot of photos of the beach.", "collocation"),
         ("He acted according with the rules.", "He acted according to the rules.", "preposition"),
         ("My brother is interested on music.", "My brother is interested in music.", "preposition"),
         ("I will wait you at the station.", "I will wait for you at the station.", "preposition"),
