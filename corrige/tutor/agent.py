@@ -448,19 +448,23 @@ def _without_unwanted_articles(c: Correction, rescorer: Rescorer) -> Correction:
 
 def name_what_changed(c: Correction) -> Correction:
     """An edit filed under a tense that changes no verb ("since → for" under "presente perfecto",
-    the verb still "live") is named for what it changes, a preposition; the tense is still to fix,
-    so the correction says that more errors may remain."""
+    the verb still "live") is named for what it changes, a preposition; unless another edit of a
+    tense changes the verb (live → have lived), the tense is still to fix, so the correction says
+    that more errors may remain."""
     renamed = False
+    verb_changed = False  # another edit of the same tense changes the verb (live → have lived)
     edits = []
     for e in c.edits:
         words = f"{e.original} {e.replacement}".lower().split()
         if e.category in TENSE_CATEGORIES and words and all(w in _TIME_WORDS for w in words):
             e = replace(e, category="preposition")
             renamed = True
+        elif e.category in TENSE_CATEGORIES:
+            verb_changed = True
         edits.append(e)
     if not renamed:
         return c
-    return replace(c, edits=edits, gloss=explain(edits), more_errors=True)
+    return replace(c, edits=edits, gloss=explain(edits), more_errors=c.more_errors or not verb_changed)
 
 
 class Tutor(TutorFront):

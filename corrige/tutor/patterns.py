@@ -356,6 +356,64 @@ def perfect_with_past_time(tokens: Sequence[Token], words: list[str], text: str)
                 break
 
 
+# the auxiliary of a present perfect after each subject pronoun
+PERFECT_AUXILIARY = {"i": "have", "you": "have", "we": "have", "they": "have", "he": "has", "she": "has"}
+PRESENT_BE = {"i": "am", "you": "are", "we": "are", "they": "are", "he": "is", "she": "is"}
+MONTHS = frozenset("january february march april may june july august september october november december".split())
+
+
+def _since_a_time(words: list[str], k: int) -> bool:
+    """Whether "since" at `k` starts a time (a year, a length of time, last ..., a month or a day),
+    not a reason ("since it was late")."""
+    after = word_after(words, k + 1)
+    year = after.isdigit() and len(after) == 4
+    length = is_number(after) and word_after(words, k + 2) in TIME_UNITS and word_after(words, k + 3) != "ago"
+    return year or length or after in ("last", "yesterday") or after in MONTHS or after in DAYS
+
+
+def _perfect_of(subject: str, verb: str) -> str | None:
+    """The present perfect of a subject's present-tense verb ("i", "live" → "have lived"; "she",
+    "is" → "has been"; "he", "works" → "has worked"), or None when the verb is not that tense."""
+    aux = PERFECT_AUXILIARY[subject]
+    if verb == PRESENT_BE[subject]:
+        return f"{aux} been"
+    if verb == ("has" if aux == "has" else "have"):
+        return f"{aux} had"
+    lemmas = getAllLemmas(verb).get("VERB", ())
+    if aux == "has":  # he works: the lemma whose -s form this is
+        lemma = next((form for form in lemmas if verb in getInflection(form, "VBZ")), None)
+    else:  # I work: the base form itself
+        lemma = verb if verb in lemmas else None
+    participle = getInflection(lemma, "VBN") if lemma else None
+    return f"{aux} {participle[0]}" if participle else None
+
+
+def _is_participle(word: str) -> bool:
+    return any(word in getInflection(lemma, "VBN") for lemma in getAllLemmas(word).get("VERB", ()))
+
+
+def present_since(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I live here since 2015 → have lived; She is married since 2010 → has been married; I work
+    here since two years → have worked (and "for", by `since_for`): Spanish keeps the present
+    with "desde" and "desde hace", English takes the present perfect. Only a subject pronoun and
+    its verb in the clause of a "since" that starts a time; not in a question (Do you live...)."""
+    k = next((k for k, w in enumerate(words) if w == "since" and _since_a_time(words, k)), None)
+    if k is None:
+        return
+    for i in range(max(0, k - 6), k - 1):
+        subject, verb = words[i], words[i + 1]
+        if subject not in PERFECT_AUXILIARY or (i > 0 and words[i - 1] in ("do", "does", "did")):
+            continue
+        if _CLAUSE_BREAKS & set(words[i + 2 : k]) or "," in words[i + 2 : k]:
+            continue
+        if verb in ("have", "has") and _is_participle(word_after(words, i + 2)):
+            return  # already a present perfect (I have lived)
+        perfect = _perfect_of(subject, verb)
+        if perfect is not None:
+            yield replace_tokens(tokens, i + 1, i + 2, perfect, "present_perfect", text)
+            return
+
+
 def adjective_plural(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """They are very goods → very good: an adjective with a plural -s after very/so/too."""
     for i in range(len(words) - 1):
@@ -390,6 +448,7 @@ RULES = (
     generic_the,
     past_marker,
     perfect_with_past_time,
+    present_since,
     adjective_plural,
 )
 

@@ -25,7 +25,10 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("I am agree with you.", [("I am agree", "I agree", "verb_pattern")]),
         ("I’m agree.", [("I’m agree", "I agree", "verb_pattern")]),
         ("Can you explain me how it works?", [("me", "to me", "verb_pattern")]),
-        ("I work here since three years.", [("since", "for", "present_perfect")]),
+        (
+            "I work here since three years.",
+            [("work", "have worked", "present_perfect"), ("since", "for", "present_perfect")],
+        ),
         ("Last summer we have visited London.", [("have visited", "visited", "past_marker")]),
         ("Last summer, we have visited London.", [("have visited", "visited", "past_marker")]),
         ("I have seen him two days ago.", [("have seen", "saw", "past_marker")]),
@@ -295,3 +298,37 @@ def test_a_model_edit_a_pattern_makes_word_for_word_takes_the_patterns_category(
     assert c.corrected == "Life is very expensive in Madrid."
     assert [(e.original, e.replacement, e.category) for e in c.edits] == [("The life", "Life", "generic_the")]
     assert c.gloss.startswith("artículo genérico")
+
+
+@pytest.mark.parametrize(
+    "sentence, expected",
+    [
+        ("I live here since two years.", "I have lived here for two years."),
+        ("I work in Madrid since 2015.", "I have worked in Madrid since 2015."),
+        ("She is married since 2010.", "She has been married since 2010."),
+        ("He works here since last year.", "He has worked here since last year."),
+        ("I know him since January.", "I have known him since January."),
+        ("We have a car since 2019.", "We have had a car since 2019."),
+        ("I am living here since 2015.", "I have been living here since 2015."),
+    ],
+)
+def test_a_present_with_since_a_time_becomes_a_present_perfect(sentence, expected):
+    from corrige.tutor.edits import apply_edits
+
+    assert apply_edits(sentence, pattern_fixes(sentence)) == expected
+    assert "present_perfect" in {e.category for e in pattern_fixes(sentence)}
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I stayed at home since it was raining.",  # since: a reason
+        "Do you live here since 2015?",  # a question: not a local fix
+        "I have lived here since 2015.",
+        "He has known her since 2001.",
+        "I study English since I was a child.",  # "since I was": not told apart from a reason
+        "I lived there since 2010, until I moved.",
+    ],
+)
+def test_a_perfect_a_question_or_a_reason_with_since_is_left_alone(sentence):
+    assert [e for e in pattern_fixes(sentence) if e.category == "present_perfect"] == []
