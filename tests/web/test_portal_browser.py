@@ -72,10 +72,11 @@ def test_correct_a_sentence_and_see_the_highlighted_edit(page, artifacts):
 
 def test_a_single_sentence_says_when_more_errors_may_remain(page, artifacts):
     """The one-sentence view says what the text view says per sentence: the tutor fixed "since",
-    but the verb still needs the present perfect ("have lived"), so more errors may remain."""
+    but the verb still needs the present perfect ("has been open": the tutor's own rule changes a
+    subject pronoun's verb, not a noun's), so more errors may remain."""
     if not bundled_model_available():
         pytest.skip("the random fixture model's corrections say nothing about more errors")
-    sentence = "I live in Valencia since three years."
+    sentence = "The shop is open since two years."
     page.goto("/")
     # the page's form, posted natively as the one-sentence form
     page.evaluate(
