@@ -72,8 +72,15 @@ class Watch:
         self.allowed: list[tuple[str, int]] = []  # (path, status) of refusals the walk asks for
         page.on("console", self.console)
         page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
-        page.on("requestfailed", lambda request: self.problems.append(f"failed: {request.url} {request.failure}"))
+        page.on("requestfailed", self.failed)
         page.on("response", self.response)
+
+    def failed(self, request) -> None:
+        # ERR_ABORTED: the page went on to the next one before this request finished (the
+        # favicon, during a form post's navigation); the browser cancelled it, nothing broke. A
+        # missing file is an error response (`response`), a refused connection another failure.
+        if request.failure != "net::ERR_ABORTED":
+            self.problems.append(f"failed: {request.url} {request.failure}")
 
     def expect_refusal(self, path: str, status: int) -> None:
         self.allowed.append((path, status))
