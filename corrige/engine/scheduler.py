@@ -49,6 +49,11 @@ from corrige.model.lookup import LookupDrafter
 logger = logging.getLogger(__name__)
 
 
+def _feed_from(shared: int, prompt: list[int]) -> int:
+    """Where a prompt that shares `shared` tokens with a held one starts feeding (`Scheduler._reuse`)."""
+    return min(shared, len(prompt)) - 1
+
+
 def _slot_of(request: Request) -> int:
     return request.slot
 
@@ -251,7 +256,7 @@ class Scheduler(ABC):
         if found is None:
             return None
         slot, shared, held = found
-        start = min(shared, len(request.prompt_token_ids)) - 1
+        start = _feed_from(shared, request.prompt_token_ids)
         if start < 1:
             return None
         return slot, start, list(held.logprobs[:start])
@@ -265,7 +270,7 @@ class Scheduler(ABC):
             return False
         prompt = request.prompt_token_ids
         ahead = max(common_prefix(p, prompt) if p[:2] == prompt[:2] else 0 for p in prefilling)
-        start = min(ahead, len(request.prompt_token_ids)) - 1
+        start = _feed_from(ahead, prompt)
         return start >= 2 and start > (reuse[1] if reuse else 0)
 
     def record_prompt(self, request: Request, fed: list[float]) -> None:

@@ -25,7 +25,15 @@ from corrige.server.context import RequestMeta
 from corrige.server.errors import ApiError, error_body
 from corrige.server.guards import check_text
 from corrige.server.pipeline import CorrectionPipeline, HeldStream, Options, RequestRun, SentenceRun, ms
-from corrige.server.schemas import BatchCorrectResponse, CorrectionOut, CorrectResponse, EditOut, RuleOut, Usage
+from corrige.server.schemas import (
+    BatchCorrectResponse,
+    CompletionLogprobs,
+    CorrectionOut,
+    CorrectResponse,
+    EditOut,
+    RuleOut,
+    Usage,
+)
 from corrige.server.settings import Settings
 from corrige.server.sse import event
 from corrige.server.stage_spans import StageSpans
@@ -39,17 +47,6 @@ JSON = "application/json"
 
 
 @dataclass(slots=True)
-class TokenLogprobs:
-    """OpenAI's `logprobs` of a completion: each token's text, its log-probability given the tokens
-    before it (None for the prompt's first, which has nothing before it) and where it starts in
-    the text."""
-
-    tokens: list[str]
-    token_logprobs: list[float | None]
-    text_offset: list[int]
-
-
-@dataclass(slots=True)
 class RawGeneration:
     """A `/v1/completions` result: text, token counts, why it stopped, and the tokens'
     log-probabilities when they were asked for."""
@@ -58,7 +55,7 @@ class RawGeneration:
     prompt_tokens: int
     completion_tokens: int
     finish_reason: str
-    logprobs: TokenLogprobs | None = None
+    logprobs: CompletionLogprobs | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,7 +270,7 @@ class CorrectionService:
             logprobs=logprobs,
         )
 
-    def _token_text(self, ids: list[int], values: list[float | None] | None) -> tuple[str, TokenLogprobs | None]:
+    def _token_text(self, ids: list[int], values: list[float | None] | None) -> tuple[str, CompletionLogprobs | None]:
         """The text of `ids`, and with `values` (one per token) OpenAI's logprobs: each token's own
         text (its piece of the whole; a special token such as <bos> is empty) and offset."""
         tokenizer = self.tutor.tokenizer
@@ -285,7 +282,7 @@ class CorrectionService:
         for piece in pieces:
             offsets.append(at)
             at += len(piece)
-        return text, TokenLogprobs(pieces, values, offsets)
+        return text, CompletionLogprobs(tokens=pieces, token_logprobs=values, text_offset=offsets)
 
     async def open_raw_stream(self, ids: list[int], params: SamplingParams, meta: RequestMeta) -> HeldStream:
         pipeline = self.pipeline

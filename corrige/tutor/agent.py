@@ -403,18 +403,21 @@ TENSE_CATEGORIES = frozenset({"present_perfect", "verb_tense", "past_marker"})
 _TIME_WORDS = frozenset("since for ago during from in at on already yet ever never just".split())
 
 
+def _with_edits(c: Correction, kept: list[Edit], reason: str) -> Correction:
+    """`c` left with the edits a check `kept`; with none, an abstention for `reason`: the model saw
+    something to fix there, just not what it wrote."""
+    if not kept:
+        return replace(c, corrected=c.sentence, gloss=ABSTAIN_GLOSS, edits=[], abstained=True, abstain_reason=reason)
+    return replace(c, corrected=apply_edits(c.sentence, kept), gloss=explain(kept), edits=kept)
+
+
 def _agree_with_subject(c: Correction) -> Correction:
     """`c` without its agreement edits that go against the verb's subject (`agreement.py`); with none
     left, an abstention: the model saw something to fix there, just not that."""
     wrong = agreement.against_subject(c.sentence, c.edits)
     if not wrong:
         return c
-    kept = [e for e in c.edits if e not in wrong]
-    if not kept:
-        return replace(
-            c, corrected=c.sentence, gloss=ABSTAIN_GLOSS, edits=[], abstained=True, abstain_reason="agreement"
-        )
-    return replace(c, corrected=apply_edits(c.sentence, kept), gloss=explain(kept), edits=kept)
+    return _with_edits(c, [e for e in c.edits if e not in wrong], "agreement")
 
 
 def _named_as_patterns(c: Correction, rules: Sequence[Edit]) -> Correction:
@@ -441,9 +444,7 @@ def _without_unwanted_articles(c: Correction, rescorer: Rescorer) -> Correction:
         for e in c.edits
         if e not in unwanted or e.replacement.split()[1].lower() != e.original.lower()
     ]
-    if not kept:
-        return replace(c, corrected=c.sentence, gloss=ABSTAIN_GLOSS, edits=[], abstained=True, abstain_reason="article")
-    return replace(c, corrected=apply_edits(c.sentence, kept), gloss=explain(kept), edits=kept)
+    return _with_edits(c, kept, "article")
 
 
 def name_what_changed(c: Correction) -> Correction:

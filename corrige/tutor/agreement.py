@@ -19,7 +19,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from corrige.tutor.edits import Edit, apply_edits
+from corrige.tutor.edits import Edit, apply_edits, start_in_corrected
 
 log = logging.getLogger(__name__)
 
@@ -99,8 +99,7 @@ def against_subject(sentence: str, edits: Sequence[Edit]) -> list[Edit]:
     doc = parser()(apply_edits(sentence, edits))
     wrong = []
     for e, number in checked:
-        # where the edit's words start in the corrected sentence: shifted by the edits before it
-        start = e.start + sum(len(o.replacement) - (o.end - o.start) for o in edits if o.end <= e.start and o != e)
+        start = start_in_corrected(e, edits)
         if subject_number(doc, start, start + len(e.replacement)) not in (None, number):
             wrong.append(e)
     return wrong

@@ -78,6 +78,12 @@ def apply_edits(source: str, edits: Iterable[Edit]) -> str:
     return out
 
 
+def start_in_corrected(e: Edit, edits: Iterable[Edit]) -> int:
+    """Where `e`'s replacement starts once all of `edits` (which hold `e`) are applied: its start,
+    shifted by what the edits before it changed in length."""
+    return e.start + sum(len(o.replacement) - (o.end - o.start) for o in edits if o.end <= e.start and o != e)
+
+
 def non_overlapping(edits: Iterable[Edit]) -> list[Edit]:
     """`edits` in order of position, each one overlapping an earlier one left out."""
     kept: list[Edit] = []

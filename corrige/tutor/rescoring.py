@@ -22,7 +22,7 @@ from pathlib import Path
 
 from corrige.model.ngram import NgramLM
 from corrige.tutor.candidates import ARTICLES, Candidate, ConfusionSets, candidate_edit, candidates
-from corrige.tutor.edits import Edit, Token, apply_edits, tokenize
+from corrige.tutor.edits import Edit, Token, apply_edits, start_in_corrected, tokenize
 
 log = logging.getLogger(__name__)
 
@@ -108,9 +108,7 @@ class Rescorer:
         at = {t.start: k for k, t in enumerate(tokens)}
         unwanted = []
         for e in inserted:
-            # where the edit's words start in the corrected sentence: shifted by the edits before it
-            start = e.start + sum(len(o.replacement) - (o.end - o.start) for o in edits if o.end <= e.start and o != e)
-            k = at.get(start)
+            k = at.get(start_in_corrected(e, edits))
             if k is not None and float(self.lm.change_gains(words, [(k, k + 1, ())])[0]) > 0.0:
                 unwanted.append(e)
         return unwanted

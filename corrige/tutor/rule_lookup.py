@@ -62,14 +62,15 @@ def teaching(
     Friday" has the "in" of "interested in"), and such a card teaches the wrong rule however well
     it matches: no card is better than that one.
     """
-    wanted = set(categories)  # a card of another category fits none of the edits: not worth asking
-    return [h for h in hits if h.card.category in wanted and teaches(h.card, edits, categories, sentence)]
+    return [h for h in hits if teaches(h.card, edits, categories, sentence)]
 
 
 def teaches(
     card: Card, edits: Sequence[tuple[str, str]], categories: Sequence[str], sentence: str | None = None
 ) -> bool:
     """Whether `card` fits one of the edits (`card_fit.fits`)."""
+    if card.category not in categories:  # `fits` asks this first; asked here, most cards cost one test
+        return False
     return any(fits(card, cat, o, r, sentence) for (o, r), cat in zip(edits, categories, strict=True))
 
 
@@ -191,12 +192,7 @@ class RuleLookup:
         if self.mode == "bm25":
             return None
         sentence, edits, categories = key
-        wanted = set(categories)  # `fits` wants the edit's category first: the others cannot fit
-        fitting = [
-            card
-            for card in self.retriever.cards
-            if card.category in wanted and teaches(card, edits, categories, sentence)
-        ]
+        fitting = [card for card in self.retriever.cards if teaches(card, edits, categories, sentence)]
         if len(fitting) > 1:
             return None
         answer = RuleAnswer(tuple(RuleHit(card, 1.0, None, None) for card in fitting), "fit")

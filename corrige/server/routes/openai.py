@@ -28,7 +28,6 @@ from corrige.server.schemas import (
     ChatCompletionResponse,
     ChatMessage,
     CompletionChoice,
-    CompletionLogprobs,
     CompletionRequest,
     CompletionResponse,
     ModelCard,
@@ -99,11 +98,7 @@ async def completions(
         )
         return StreamingResponse(chunks, media_type=SSE_MEDIA_TYPE, headers=SSE_HEADERS)
     gen = await service.complete_raw(ids, params, meta, options)
-    logprobs = None
-    if gen.logprobs is not None:
-        lp = gen.logprobs
-        logprobs = CompletionLogprobs(tokens=lp.tokens, token_logprobs=lp.token_logprobs, text_offset=lp.text_offset)
-    choice = CompletionChoice(index=0, text=gen.text, finish_reason=gen.finish_reason, logprobs=logprobs)
+    choice = CompletionChoice(index=0, text=gen.text, finish_reason=gen.finish_reason, logprobs=gen.logprobs)
     counts = usage(gen.prompt_tokens, gen.completion_tokens)
     if body.stream:  # with echo or logprobs: the whole choice in one chunk, once it is known
         head = {"id": completion_id, "object": "text_completion", "created": created, "model": body.model}
