@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from lemminflect import getAllLemmas
+from lemminflect import getAllLemmas, getInflection
 
+from corrige.tutor.edit_labels import CAPITALISED
 from corrige.tutor.edits import Edit, Token
 
 NUMBER_WORDS = frozenset("two three four five six seven eight nine ten eleven twelve many several".split())
@@ -20,6 +21,10 @@ THIRD_PERSON_VERBS = frozenset(
     speak write take see feel look seem use understand believe prefer remember forget try buy visit
     travel teach learn listen wait help enjoy hate agree leave give open close start finish""".split()
 )
+
+DAYS = frozenset(w for w in CAPITALISED if w.endswith(("day", "days")))
+PAST_PERIODS = DAYS | frozenset("night week month year summer winter spring autumn weekend".split())
+PAST_SUBJECTS = frozenset("i you we they he she".split())
 
 
 _UNITS = "one two three four five six seven eight nine".split()
@@ -55,6 +60,11 @@ def word_after(words: list[str], i: int) -> str:
     return words[i] if i < len(words) else "."
 
 
+def span_text(tokens: Sequence[Token], text: str, i: int, j: int) -> str:
+    """The text of tokens ``[i, j)`` as written, spaces between them included."""
+    return text[tokens[i].start : tokens[j - 1].end]
+
+
 def replace_tokens(tokens: Sequence[Token], i: int, j: int, replacement: str, category: str, text: str) -> Edit:
     """Replace tokens ``[i, j)`` (in ``text``) by ``replacement``, keeping a capital first letter."""
     start, end = tokens[i].start, tokens[j - 1].end
@@ -62,3 +72,23 @@ def replace_tokens(tokens: Sequence[Token], i: int, j: int, replacement: str, ca
     if original[:1].isupper() and replacement:
         replacement = replacement[0].upper() + replacement[1:]
     return Edit(start, end, original, replacement, category)
+
+
+@lru_cache(maxsize=4096)
+def third_person_of(verb: str) -> str | None:
+    """``verb``'s -s form when it is a verb of the list whose past differs from its base."""
+    if verb not in THIRD_PERSON_VERBS or getInflection(verb, "VBD") == (verb,):
+        return None
+    forms = getInflection(verb, "VBZ")
+    return forms[0] if forms else None
+
+
+@lru_cache(maxsize=4096)
+def past_of(verb: str) -> str | None:
+    """The past of a verb of the list, given as its base or -s form ("go", "goes" → "went");
+    None where the past is the base form ("put") or the word is an auxiliary."""
+    for lemma in getAllLemmas(verb).get("VERB", ()):
+        if lemma in THIRD_PERSON_VERBS and lemma not in ("have", "do") and verb in (lemma, third_person_of(lemma)):
+            past = getInflection(lemma, "VBD")
+            return past[0] if past and past[0] != lemma else None
+    return None

@@ -19,18 +19,21 @@ from lemminflect import getAllLemmas, getInflection
 from corrige.tutor.edit_labels import CAPITALISED
 from corrige.tutor.edits import Edit, Token, non_overlapping, tokenize
 from corrige.tutor.pattern_words import (
+    DAYS,
     ENDS_A_PHRASE,
-    THIRD_PERSON_VERBS,
     TIME_UNITS,
     is_age,
     is_base_verb,
     is_number,
     is_plural_noun,
     replace_tokens,
+    third_person_of,
     word_after,
 )
 from corrige.tutor.phrase_patterns import PHRASE_RULES
 from corrige.tutor.phrase_swaps import phrase_swaps
+from corrige.tutor.tense_patterns import TENSE_RULES
+from corrige.tutor.word_order_patterns import WORD_ORDER_RULES
 
 THIRD_PERSON_SUBJECTS = frozenset({"he", "she", "it"})
 # after these a subject pronoun starts a clause: "When he go", "and she like"
@@ -79,9 +82,6 @@ PLAIN_ADJECTIVES = SHORT_ADJECTIVES | frozenset(
 )
 # what may follow an adjective that ends its phrase ("more easy than", "very goods in")
 AFTER_ADJECTIVE = ENDS_A_PHRASE | frozenset("than in at for to with now here there today that because".split())
-DAYS = frozenset(w for w in CAPITALISED if w.endswith(("day", "days")))
-PAST_PERIODS = DAYS | frozenset("night week month year summer winter spring autumn weekend".split())
-PAST_SUBJECTS = frozenset("i you we they he she".split())
 # verbs that take -ing, not "to" ("enjoy to read", "I recommend to see", "he suggested to go")
 GERUND_VERBS = frozenset(
     """enjoy enjoys enjoyed avoid avoids avoided finish finishes finished suggest suggests suggested
@@ -98,15 +98,6 @@ GENERAL_NOUNS = frozenset("society nature mankind humanity".split())
 
 
 @lru_cache(maxsize=4096)
-def _third_person(verb: str) -> str | None:
-    """``verb``'s -s form when it is a verb of the list whose past differs from its base."""
-    if verb not in THIRD_PERSON_VERBS or getInflection(verb, "VBD") == (verb,):
-        return None
-    forms = getInflection(verb, "VBZ")
-    return forms[0] if forms else None
-
-
-@lru_cache(maxsize=4096)
 def _is_comparative(word: str) -> bool:
     """bigger, easier (an -er form of an adjective), or better/worse."""
     if word in ("better", "worse"):
@@ -115,23 +106,12 @@ def _is_comparative(word: str) -> bool:
     return word.endswith("er") and bool(lemmas) and word not in lemmas  # not clever, proper, other
 
 
-@lru_cache(maxsize=4096)
-def _past_of(verb: str) -> str | None:
-    """The past of a verb of the list, given as its base or -s form ("go", "goes" → "went");
-    None where the past is the base form ("put") or the word is an auxiliary."""
-    for lemma in getAllLemmas(verb).get("VERB", ()):
-        if lemma in THIRD_PERSON_VERBS and lemma not in ("have", "do") and verb in (lemma, _third_person(lemma)):
-            past = getInflection(lemma, "VBD")
-            return past[0] if past and past[0] != lemma else None
-    return None
-
-
 def third_person(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     for i in range(len(words) - 1):
         if words[i] not in THIRD_PERSON_SUBJECTS or (i > 0 and words[i - 1] not in CLAUSE_OPENERS):
             continue
         verb = words[i + 1]
-        fixed = "doesn't" if verb == "don't" else _third_person(verb)
+        fixed = "doesn't" if verb == "don't" else third_person_of(verb)
         if fixed:
             yield replace_tokens(tokens, i + 1, i + 2, fixed, "third_person", text)
 
@@ -301,119 +281,6 @@ def generic_the(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
             yield replace_tokens(tokens, i, i + 2, noun, "generic_the", text)
 
 
-def past_marker(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
-    """Yesterday I go → went; Last year we play → played: a sentence that opens in the past,
-    its subject pronoun, then a verb of the list in the present."""
-    if words[:1] == ["yesterday"]:
-        i = 1
-    elif words[:1] == ["last"] and word_after(words, 1) in PAST_PERIODS:
-        i = 2
-    else:
-        return
-    i += word_after(words, i) == ","
-    past = _past_of(word_after(words, i + 1)) if word_after(words, i) in PAST_SUBJECTS else None
-    if past:
-        yield replace_tokens(tokens, i + 1, i + 2, past, "past_marker", text)
-
-
-# words that let a present perfect stand beside a past time ("since last year", "never ... ago")
-_PERFECT_FRIENDS = frozenset("since for already yet ever never just before recently lately so far".split())
-_CLAUSE_BREAKS = frozenset("and but because when while that which who where if although ; :".split())
-
-
-@lru_cache(maxsize=4096)
-def _past_of_participle(word: str) -> str | None:
-    """The simple past of a verb given as its past participle ("visited", "seen" → "saw"); None
-    for "been" (have been to → went to, not "was to") and words that are not participles."""
-    if word == "been":
-        return None
-    for lemma in getAllLemmas(word).get("VERB", ()):
-        participle = getInflection(lemma, "VBN")
-        past = getInflection(lemma, "VBD")
-        if participle and past and word == participle[0]:
-            return past[0]
-    return None
-
-
-def perfect_with_past_time(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
-    """Last summer we have visited London → visited; I have seen him two days ago → saw: a present
-    perfect in the clause of a finished time (yesterday, last week, ... ago), where Spanish's
-    "hemos visitado" reads as English's past. Not beside since/for/never..., where the perfect fits."""
-    if _PERFECT_FRIENDS & set(words):
-        return
-    marks = [k for k, w in enumerate(words) if w in ("yesterday", "ago")]
-    marks += [k for k, w in enumerate(words) if w == "last" and word_after(words, k + 1) in PAST_PERIODS]
-    for i in range(len(words) - 2):
-        if words[i] not in PAST_SUBJECTS or words[i + 1] not in ("have", "has", "'ve"):
-            continue
-        past = _past_of_participle(words[i + 2])
-        if past is None:
-            continue
-        for k in marks:  # the time and the verb in one clause
-            lo, hi = (k, i) if k < i else (i + 2, k)
-            if not _CLAUSE_BREAKS & set(words[lo:hi]):
-                yield replace_tokens(tokens, i + 1, i + 3, past, "past_marker", text)
-                break
-
-
-# the auxiliary of a present perfect after each subject pronoun
-PERFECT_AUXILIARY = {"i": "have", "you": "have", "we": "have", "they": "have", "he": "has", "she": "has"}
-PRESENT_BE = {"i": "am", "you": "are", "we": "are", "they": "are", "he": "is", "she": "is"}
-MONTHS = frozenset("january february march april may june july august september october november december".split())
-
-
-def _since_a_time(words: list[str], k: int) -> bool:
-    """Whether "since" at `k` starts a time (a year, a length of time, last ..., a month or a day),
-    not a reason ("since it was late")."""
-    after = word_after(words, k + 1)
-    year = after.isdigit() and len(after) == 4
-    length = is_number(after) and word_after(words, k + 2) in TIME_UNITS and word_after(words, k + 3) != "ago"
-    return year or length or after in ("last", "yesterday") or after in MONTHS or after in DAYS
-
-
-def _perfect_of(subject: str, verb: str) -> str | None:
-    """The present perfect of a subject's present-tense verb ("i", "live" → "have lived"; "she",
-    "is" → "has been"; "he", "works" → "has worked"), or None when the verb is not that tense."""
-    aux = PERFECT_AUXILIARY[subject]
-    if verb == PRESENT_BE[subject]:
-        return f"{aux} been"
-    if verb == ("has" if aux == "has" else "have"):
-        return f"{aux} had"
-    lemmas = getAllLemmas(verb).get("VERB", ())
-    if aux == "has":  # he works: the lemma whose -s form this is
-        lemma = next((form for form in lemmas if verb in getInflection(form, "VBZ")), None)
-    else:  # I work: the base form itself
-        lemma = verb if verb in lemmas else None
-    participle = getInflection(lemma, "VBN") if lemma else None
-    return f"{aux} {participle[0]}" if participle else None
-
-
-def _is_participle(word: str) -> bool:
-    return any(word in getInflection(lemma, "VBN") for lemma in getAllLemmas(word).get("VERB", ()))
-
-
-def present_since(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
-    """I live here since 2015 → have lived; She is married since 2010 → has been married; I work
-    here since two years → have worked (and "for", by `since_for`): Spanish keeps the present
-    with "desde" and "desde hace", English takes the present perfect. Only a subject pronoun and
-    its verb in the clause of a "since" that starts a time; not in a question (Do you live...)."""
-    k = next((k for k, w in enumerate(words) if w == "since" and _since_a_time(words, k)), None)
-    if k is None:
-        return
-    for i in range(max(0, k - 6), k - 1):
-        subject, verb = words[i], words[i + 1]
-        if subject not in PERFECT_AUXILIARY or (i > 0 and words[i - 1] in ("do", "does", "did")):
-            continue
-        if _CLAUSE_BREAKS & set(words[i + 2 : k]) or "," in words[i + 2 : k]:
-            continue
-        if verb in ("have", "has") and _is_participle(word_after(words, i + 2)):
-            return  # already a present perfect (I have lived)
-        perfect = _perfect_of(subject, verb)
-        if perfect is not None:
-            yield replace_tokens(tokens, i + 1, i + 2, perfect, "present_perfect", text)
-            return
-
-
 def adjective_plural(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """They are very goods → very good: an adjective with a plural -s after very/so/too."""
     for i in range(len(words) - 1):
@@ -430,6 +297,7 @@ def adjective_plural(tokens: Sequence[Token], words: list[str], text: str) -> It
 RULES = (
     phrase_swaps,  # the table of whole phrases (phrase_swaps.txt): data, not a rule per phrase
     *PHRASE_RULES,
+    *WORD_ORDER_RULES,
     third_person,
     people_plural,
     verb_patterns,
@@ -446,9 +314,7 @@ RULES = (
     missing_subject,
     profession_article,
     generic_the,
-    past_marker,
-    perfect_with_past_time,
-    present_since,
+    *TENSE_RULES,
     adjective_plural,
 )
 

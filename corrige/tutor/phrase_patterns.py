@@ -201,6 +201,38 @@ def country_article(tokens: Sequence[Token], words: list[str], text: str) -> Ite
                 yield shared.replace_tokens(tokens, i, i + 2, tokens[i + 1].text, "determiner", text)
 
 
+# weeks, months... that "last" and "next" name without "the" ("el verano pasado": last summer)
+NAMED_PERIODS = frozenset("week month year summer winter spring autumn weekend".split())
+# after these "the last week" is a stretch of time (during the last week, spent the last week)
+PERIOD_TAKERS = frozenset(
+    """in during for of over at on since until till throughout from to by within all about after before
+    spend spent spends spending enjoy enjoyed remember remembered is was were are be been 's""".split()
+)
+FUTURE_WORDS = frozenset("will 'll going plan plans hope hopes want wants would".split())
+
+
+def period_without_the(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I visited Paris the last summer → last summer; I will go there the next week → next week:
+    "last" and "next" say which week, as "el pasado"/"el próximo" do with "el". Only where the
+    phrase ends its clause (or opens the sentence before its subject), not after a preposition or a
+    verb whose object it is ("during the last week", "I spent the last week in bed"), not beside a
+    perfect ("I have been ill the last week"), and "the next" only in a sentence about the future
+    (a story's "we married the next year" is right)."""
+    for k in range(len(words) - 2):
+        if words[k] != "the" or words[k + 1] not in ("last", "next") or words[k + 2] not in NAMED_PERIODS:
+            continue
+        after = shared.word_after(words, k + 3)
+        opens = k == 0 and (after == "," or after in shared.PAST_SUBJECTS)
+        ends = k > 0 and words[k - 1] not in PERIOD_TAKERS and after in shared.ENDS_A_PHRASE
+        if not (opens or ends):
+            continue
+        if words[k + 1] == "last" and {"have", "has", "'ve"} & set(words):
+            continue
+        if words[k + 1] == "next" and not (FUTURE_WORDS & set(words) or any(w.endswith("'ll") for w in words)):
+            continue
+        yield shared.replace_tokens(tokens, k, k + 3, shared.span_text(tokens, text, k + 1, k + 3), "determiner", text)
+
+
 def _gerund(word: str) -> str | None:
     forms = getInflection(word, "VBG")
     return forms[0] if forms else None
@@ -386,6 +418,7 @@ PHRASE_RULES = (
     durations,
     purpose_bare_verb,
     country_article,
+    period_without_the,
     gerund_after,
     quantities,
     fixed_phrases,

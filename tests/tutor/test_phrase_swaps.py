@@ -53,6 +53,26 @@ def fixed(sentence: str) -> str:
         ("I saw the sea for first time.", "I saw the sea for the first time.", "determiner"),
         ("The most of people like music.", "Most people like music.", "determiner"),
         ("They help each others.", "They help each other.", "pronoun"),
+        ("My sister is married with a doctor.", "My sister is married to a doctor.", "preposition"),
+        ("I married with a girl from Peru.", "I married a girl from Peru.", "preposition"),
+        ("She wants to marry with a foreigner.", "She wants to marry a foreigner.", "preposition"),
+        ("We arrived to the airport at ten.", "We arrived at the airport at ten.", "preposition"),
+        ("I dream with a big house.", "I dream about a big house.", "preposition"),
+        ("We went to shopping yesterday.", "We went shopping yesterday.", "preposition"),
+        ("In the weekend I play tennis.", "At the weekend I play tennis.", "preposition"),
+        (
+            "I am writing you to complain about the service.",
+            "I am writing to you to complain about the service.",
+            "preposition",
+        ),
+        ("He learned me English.", "He taught me English.", "word_confusion"),
+        ("Can you borrow me your pen?", "Can you lend me your pen?", "word_confusion"),
+        ("We never see TV at home.", "We never watch TV at home.", "collocation"),
+        ("We did a party for my birthday.", "We had a party for my birthday.", "calque"),
+        ("I want to make exercise every day.", "I want to do exercise every day.", "collocation"),
+        ("It is easy to do friends here.", "It is easy to make friends here.", "collocation"),
+        ("I pass a lot of time with my friends.", "I spend a lot of time with my friends.", "calque"),
+        ("Everybody are happy.", "Everybody is happy.", "agreement"),
     ],
 )
 def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, category):
@@ -76,6 +96,15 @@ def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, catego
         "We visited each other's houses and made the most of the time.",
         "We know each others' plans.",  # a possessive's apostrophe: not "each other' plans"
         "She made him a cake and let us in.",
+        "They got married with their friends watching.",  # not a person after "with"
+        "I am writing you a letter.",  # "write someone something" is right
+        "I saw the TV in the shop.",  # the set itself
+        "We went to swimming lessons.",  # $: the phrase goes on
+        "Do friends in Spain visit each other?",  # "do" a question's auxiliary
+        "To pass the time we played cards.",
+        "Time passes slowly when everybody is waiting.",
+        "Can I borrow her car?",  # her: a possessive
+        "The party made a decision.",
     ],
 )
 def test_a_right_reading_of_the_same_words_is_left_alone(sentence):

@@ -1,0 +1,272 @@
+"""Tenses Spanish carries into English where English wants another: a present or a present
+perfect in a story already set in the past ("Yesterday I go", "I go to the cinema yesterday",
+"I went out and I see a friend", "Last summer we have visited London"), a present with "since"
+a time ("I live here since 2015": "desde"), and a future in a clause of time or condition
+("When I will arrive": "cuando llegue" takes a present subjunctive, English a present).
+
+Each rule wants the time said in the same clause (yesterday, last week, two days ago, since
+2015, a "will" in the main clause) and a subject pronoun before the verb, so that what is
+changed is the verb's tense and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+
+from lemminflect import getAllLemmas, getInflection
+
+from corrige.tutor.edits import Edit, Token
+from corrige.tutor.pattern_words import (
+    DAYS,
+    PAST_PERIODS,
+    PAST_SUBJECTS,
+    TIME_UNITS,
+    is_number,
+    past_of,
+    replace_tokens,
+    word_after,
+)
+
+
+def past_marker(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """Yesterday I go → went; Last year we play → played: a sentence that opens in the past,
+    its subject pronoun, then a verb of the list in the present."""
+    if words[:1] == ["yesterday"]:
+        i = 1
+    elif words[:1] == ["last"] and word_after(words, 1) in PAST_PERIODS:
+        i = 2
+    else:
+        return
+    i += word_after(words, i) == ","
+    past = past_of(word_after(words, i + 1)) if word_after(words, i) in PAST_SUBJECTS else None
+    if past:
+        yield replace_tokens(tokens, i + 1, i + 2, past, "past_marker", text)
+
+
+# words that let a present perfect stand beside a past time ("since last year", "never ... ago")
+_PERFECT_FRIENDS = frozenset("since for already yet ever never just before recently lately so far".split())
+_CLAUSE_BREAKS = frozenset("and but because when while that which who where if although ; :".split())
+
+
+@lru_cache(maxsize=4096)
+def _past_of_participle(word: str) -> str | None:
+    """The simple past of a verb given as its past participle ("visited", "seen" → "saw"); None
+    for "been" (was, were or went: `_past_of_been`) and words that are not participles."""
+    if word == "been":
+        return None
+    for lemma in getAllLemmas(word).get("VERB", ()):
+        participle = getInflection(lemma, "VBN")
+        past = getInflection(lemma, "VBD")
+        if participle and past and word == participle[0]:
+            return past[0]
+    return None
+
+
+def perfect_with_past_time(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """Last summer we have visited London → visited; I have seen him two days ago → saw: a present
+    perfect in the clause of a finished time (yesterday, last week, ... ago), where Spanish's
+    "hemos visitado" reads as English's past. Not beside since/for/never..., where the perfect fits."""
+    if _PERFECT_FRIENDS & set(words):
+        return
+    marks = _past_times(words)
+    for i in range(len(words) - 2):
+        if words[i] not in PAST_SUBJECTS or words[i + 1] not in ("have", "has", "'ve"):
+            continue
+        past = _past_of_been(words, i) if words[i + 2] == "been" else _past_of_participle(words[i + 2])
+        if past is not None and any(_one_clause(words, i, i + 2, k) for k in marks):
+            yield replace_tokens(tokens, i + 1, i + 3, past, "past_marker", text)
+
+
+def _past_times(words: list[str]) -> list[int]:
+    """Where a finished time is said: yesterday, ... ago, last week (not "the last week", the
+    week just gone, which a perfect may take: "I have been ill the last week")."""
+    marks = [k for k, w in enumerate(words) if w in ("yesterday", "ago")]
+    marks += [
+        k
+        for k, w in enumerate(words)
+        if w == "last" and word_after(words, k + 1) in PAST_PERIODS and (k == 0 or words[k - 1] != "the")
+    ]
+    return marks
+
+
+def _one_clause(words: list[str], first: int, last: int, k: int) -> bool:
+    """Whether the time word at `k` is in the clause of the verb group `words[first:last + 1]`."""
+    lo, hi = (k, first) if k < first else (last, k)
+    return not _CLAUSE_BREAKS & set(words[lo:hi])
+
+
+def _past_of_been(words: list[str], i: int) -> str:
+    """ "I have been in London last year" → was; "we have been to Paris" → went (to)."""
+    if word_after(words, i + 3) == "to":
+        return "went"
+    return "was" if words[i] in ("i", "he", "she") else "were"
+
+
+# the auxiliary of a present perfect after each subject pronoun
+PERFECT_AUXILIARY = {"i": "have", "you": "have", "we": "have", "they": "have", "he": "has", "she": "has"}
+PRESENT_BE = {"i": "am", "you": "are", "we": "are", "they": "are", "he": "is", "she": "is"}
+MONTHS = frozenset("january february march april may june july august september october november december".split())
+
+
+def _since_a_time(words: list[str], k: int) -> bool:
+    """Whether "since" at `k` starts a time (a year, a length of time, last ..., a month or a day),
+    not a reason ("since it was late")."""
+    after = word_after(words, k + 1)
+    year = after.isdigit() and len(after) == 4
+    length = is_number(after) and word_after(words, k + 2) in TIME_UNITS and word_after(words, k + 3) != "ago"
+    return year or length or after in ("last", "yesterday") or after in MONTHS or after in DAYS
+
+
+def _perfect_of(subject: str, verb: str) -> str | None:
+    """The present perfect of a subject's present-tense verb ("i", "live" → "have lived"; "she",
+    "is" → "has been"; "he", "works" → "has worked"), or None when the verb is not that tense."""
+    aux = PERFECT_AUXILIARY[subject]
+    if verb == PRESENT_BE[subject]:
+        return f"{aux} been"
+    if verb == ("has" if aux == "has" else "have"):
+        return f"{aux} had"
+    lemmas = getAllLemmas(verb).get("VERB", ())
+    if aux == "has":  # he works: the lemma whose -s form this is
+        lemma = next((form for form in lemmas if verb in getInflection(form, "VBZ")), None)
+    else:  # I work: the base form itself
+        lemma = verb if verb in lemmas else None
+    participle = getInflection(lemma, "VBN") if lemma else None
+    return f"{aux} {participle[0]}" if participle else None
+
+
+def _is_participle(word: str) -> bool:
+    return any(word in getInflection(lemma, "VBN") for lemma in getAllLemmas(word).get("VERB", ()))
+
+
+def present_since(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I live here since 2015 → have lived; She is married since 2010 → has been married; I work
+    here since two years → have worked (and "for", by `since_for`): Spanish keeps the present
+    with "desde" and "desde hace", English takes the present perfect. Only a subject pronoun and
+    its verb in the clause of a "since" that starts a time; not in a question (Do you live...)."""
+    k = next((k for k, w in enumerate(words) if w == "since" and _since_a_time(words, k)), None)
+    if k is None:
+        return
+    for i in range(max(0, k - 6), k - 1):
+        subject, verb = words[i], words[i + 1]
+        if subject not in PERFECT_AUXILIARY or (i > 0 and words[i - 1] in ("do", "does", "did")):
+            continue
+        if _CLAUSE_BREAKS & set(words[i + 2 : k]) or "," in words[i + 2 : k]:
+            continue
+        if verb in ("have", "has") and _is_participle(word_after(words, i + 2)):
+            return  # already a present perfect (I have lived)
+        perfect = _perfect_of(subject, verb)
+        if perfect is not None:
+            yield replace_tokens(tokens, i + 1, i + 2, perfect, "present_perfect", text)
+            return
+
+
+# verbs of events, whose present in a story set in the past is a slip ("and I see a film"); not
+# states, which may still hold ("I moved here and I like it", "she went home and she knows it")
+EVENT_VERBS = frozenset(
+    """go say make get come eat drink watch speak write take see buy visit leave give open close start
+    finish play""".split()
+)
+# words that make a present right beside a past time: a habit, a plan, a question's doubt
+_NOT_A_STORY = frozenset(
+    "will 'll going every usually always often sometimes never today tonight tomorrow next now ?".split()
+)
+_STORY_LINKS = frozenset(", and then so but".split())
+
+
+def present_in_past_clause(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I go to the cinema yesterday → went; we play football last Sunday → played: a subject
+    pronoun at the start of a clause, its verb in the present, a finished time later in the same
+    clause ("Yesterday I go", with the time first, is `past_marker`'s)."""
+    if _NOT_A_STORY & set(words) or _PERFECT_FRIENDS & set(words):
+        return
+    marks = _past_times(words)
+    for i in range(len(words) - 1):
+        if words[i] not in PAST_SUBJECTS or (i > 0 and words[i - 1] not in _STORY_LINKS):
+            continue
+        past = past_of(words[i + 1])
+        if past is not None and any(k > i + 1 and _one_clause(words, i, i + 1, k) for k in marks):
+            yield replace_tokens(tokens, i + 1, i + 2, past, "past_marker", text)
+
+
+@lru_cache(maxsize=4096)
+def _is_simple_past(word: str) -> bool:
+    """went, visited, saw: a verb's simple past that is not also its base form ("put", "read")."""
+    for lemma in getAllLemmas(word).get("VERB", ()):
+        past = getInflection(lemma, "VBD")
+        if past and word == past[0] != lemma:
+            return True
+    return False
+
+
+def present_after_past(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I went to the cinema and I see a good film → saw: a story's first clause in the past (a
+    subject pronoun and its verb), then "and" a subject pronoun and a verb of an event in the
+    present."""
+    if _NOT_A_STORY & set(words):
+        return
+    opened = any(words[i] in PAST_SUBJECTS and _is_simple_past(words[i + 1]) for i in range(min(len(words) - 1, 4)))
+    if not opened:
+        return
+    for i in range(2, len(words) - 1):
+        if words[i - 1] not in ("and", "then") or words[i] not in PAST_SUBJECTS:
+            continue
+        verb = words[i + 1]
+        lemmas = getAllLemmas(verb).get("VERB", ())
+        if EVENT_VERBS & set(lemmas) and (past := past_of(verb)) is not None:
+            yield replace_tokens(tokens, i + 1, i + 2, past, "past_marker", text)
+
+
+# conjunctions that start a clause of time or condition, whose verb is in the present in English
+TIME_CLAUSE_OPENERS = frozenset("when if before after until once unless".split())
+# "I don't know when he will come", "tell me if it will rain": a question reported, future right
+_REPORTED = frozenset(
+    """know knows knew tell told ask asked wonder wondering sure certain idea say said decide check
+    whether see find remember doubt""".split()
+)
+PRESENT_OF_BE = {"i": "am", "you": "are", "we": "are", "they": "are", "he": "is", "she": "is", "it": "is"}
+
+
+def _present_of(subject: str, verb: str) -> str | None:
+    """The present tense of base verb `verb` after `subject` ("he", "arrive" → "arrives")."""
+    if verb == "be":
+        return PRESENT_OF_BE[subject]
+    if verb not in getAllLemmas(verb).get("VERB", ()):
+        return None
+    if subject in ("he", "she", "it"):
+        forms = getInflection(verb, "VBZ")
+        return forms[0] if forms else None
+    return verb
+
+
+def future_in_time_clause(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """When I will arrive, I will call you → When I arrive; I will call you when I will arrive →
+    when I arrive; If it will rain, we will stay → If it rains: a clause of time or condition
+    opened by when/if/before/after/until/once/unless (or "as soon as") takes a present where the
+    main clause has the future. Only at the sentence's start or after a main clause with "will",
+    and not after a verb that reports a question ("I don't know when he will come" is right)."""
+    for k, word in enumerate(words):
+        if word in TIME_CLAUSE_OPENERS:
+            s = k + 1
+        elif words[k : k + 3] == ["as", "soon", "as"]:
+            s = k + 3
+        else:
+            continue
+        if word_after(words, s) not in PRESENT_OF_BE or word_after(words, s + 1) != "will":
+            continue
+        before = words[:k]
+        if k > 0 and ("will" not in before and not any(w.endswith("'ll") for w in before) or _REPORTED & set(before)):
+            continue
+        present = _present_of(words[s], word_after(words, s + 2))
+        if present is not None:
+            yield replace_tokens(tokens, s + 1, s + 3, present, "verb_tense", text)
+
+
+TENSE_RULES = (
+    past_marker,
+    perfect_with_past_time,
+    present_since,
+    present_in_past_clause,
+    present_after_past,
+    future_in_time_clause,
+)
