@@ -89,21 +89,24 @@ def parse(text: str) -> tuple[Swap, ...]:
 
 
 @lru_cache(maxsize=1)
-def table() -> dict[str, tuple[Swap, ...]]:
-    """The file's swaps by their first word."""
-    by_first: dict[str, list[Swap]] = {}
+def table() -> dict[str, dict[int, dict[tuple[str, ...], Swap]]]:
+    """The file's swaps by their first word, then by their length in words, then by their words:
+    a sentence's word is looked up once per length, however many phrases its groups expand to
+    (a line of three groups is hundreds of phrases)."""
+    by_first: dict[str, dict[int, dict[tuple[str, ...], Swap]]] = {}
     for swap in parse(SWAPS_FILE.read_text(encoding="utf-8")):
-        by_first.setdefault(swap.wrong[0], []).append(swap)
-    return {word: tuple(swaps) for word, swaps in by_first.items()}
+        by_first.setdefault(swap.wrong[0], {}).setdefault(len(swap.wrong), {}).setdefault(swap.wrong, swap)
+    return by_first
 
 
 def phrase_swaps(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """The table's phrases in the sentence, each as an edit of its words (a pattern rule)."""
     swaps = table()
     for i, word in enumerate(words):
-        for swap in swaps.get(word, ()):
-            j = i + len(swap.wrong)
-            if tuple(words[i:j]) != swap.wrong or (swap.at_start and i > 0 and words[i - 1] not in CLAUSE_BREAKS):
+        for length, phrases in swaps.get(word, {}).items():
+            j = i + length
+            swap = phrases.get(tuple(words[i:j]))
+            if swap is None or (swap.at_start and i > 0 and words[i - 1] not in CLAUSE_BREAKS):
                 continue
             if j < len(words) and words[j] in ("'", "’"):
                 continue  # a possessive's apostrophe: the phrase goes on (each others' houses)

@@ -137,6 +137,7 @@ def test_a_bad_line_is_refused_naming_its_line(line, says):
 
 
 def test_the_shipped_table_parses_and_every_swap_changes_its_phrase():
-    swaps = [s for group in table().values() for s in group]
+    swaps = [s for by_length in table().values() for phrases in by_length.values() for s in phrases.values()]
     assert len(swaps) > 100
+    assert all(len(s.wrong) == n for by_length in table().values() for n, p in by_length.items() for s in p.values())
     assert all(" ".join(s.wrong) != s.right.lower() for s in swaps)
