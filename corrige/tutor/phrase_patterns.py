@@ -233,6 +233,14 @@ def period_without_the(tokens: Sequence[Token], words: list[str], text: str) -> 
         yield shared.replace_tokens(tokens, k, k + 3, shared.span_text(tokens, text, k + 1, k + 3), "determiner", text)
 
 
+def every_day(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I go to school all the days → every day ("todos los días"), where the phrase ends its clause
+    ("all the days of my life" is right)."""
+    for k in range(len(words) - 2):
+        if words[k : k + 3] == ["all", "the", "days"] and shared.word_after(words, k + 3) in shared.ENDS_A_PHRASE:
+            yield shared.replace_tokens(tokens, k, k + 3, "every day", "calque", text)
+
+
 def _gerund(word: str) -> str | None:
     forms = getInflection(word, "VBG")
     return forms[0] if forms else None
@@ -249,16 +257,33 @@ def _is_verb_here(words: list[str], i: int) -> bool:
 
 def gerund_after(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """I look forward to hear from you → hearing; After finish school → After finishing; thank you for
-    help me → helping: where English wants the -ing form of a verb."""
+    help me → helping; I am used to get up early → getting: where English wants the -ing form."""
     for i in range(1, len(words)):
         forward = i >= 3 and words[i - 1] == "to" and words[i - 2] == "forward" and words[i - 3] in LOOK_FORMS
         after_before = words[i - 1] in ("after", "before") and (i == 1 or words[i - 2] in (",", "and", "but"))
         after_before = after_before and words[i] in shared.THIRD_PERSON_VERBS  # not "Before daylight"
         thanks = words[i - 1] == "for" and any(w in FOR_ING for w in words[max(0, i - 5) : i - 1])
-        if (forward or after_before or thanks) and _is_verb_here(words, i):
+        if (forward or after_before or thanks or _used_to(words, i)) and _is_verb_here(words, i):
             gerund = _gerund(words[i])
             if gerund:
                 yield shared.replace_tokens(tokens, i, i + 1, gerund, "verb_form", text)
+
+
+# a person used to something: "I am used to getting up early" (not "it is used to make bread")
+PERSON_BE = frozenset("i'm you're we're they're he's she's".split())
+PERSON_SUBJECTS = frozenset("i you we they he she".split())
+BE_FORMS = frozenset("am are is was were".split())
+GET_FORMS = frozenset("get gets got getting".split())
+
+
+def _used_to(words: list[str], i: int) -> bool:
+    """Whether `words[i]` follows "used to" after a person's "be" (I am used to, she's used to) or
+    after "get" (get used to): the "to" of a noun or an -ing, not of a verb's base form."""
+    if i < 3 or words[i - 2 : i] != ["used", "to"]:
+        return False
+    before = words[i - 3]
+    person_be = before in PERSON_BE or (before in BE_FORMS and i >= 4 and words[i - 4] in PERSON_SUBJECTS)
+    return person_be or before in GET_FORMS
 
 
 @lru_cache(maxsize=4096)
@@ -419,6 +444,7 @@ PHRASE_RULES = (
     purpose_bare_verb,
     country_article,
     period_without_the,
+    every_day,
     gerund_after,
     quantities,
     fixed_phrases,

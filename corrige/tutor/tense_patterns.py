@@ -262,6 +262,24 @@ def future_in_time_clause(tokens: Sequence[Token], words: list[str], text: str) 
             yield replace_tokens(tokens, s + 1, s + 3, present, "verb_tense", text)
 
 
+FIRST_TIME_OPENERS = (["it's", "the", "first", "time"], ["is", "the", "first", "time"])
+
+
+def first_time(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """It's the first time I visit London → I have visited: "es la primera vez que visito" takes
+    English's present perfect."""
+    for k in range(len(words) - 5):
+        if words[k : k + 4] not in FIRST_TIME_OPENERS:
+            continue
+        s = k + 4 + (words[k + 4] == "that")
+        subject, verb = word_after(words, s), word_after(words, s + 1)
+        if verb in ("have", "has") and _is_participle(word_after(words, s + 2)):
+            continue  # already a present perfect (I have seen)
+        perfect = _perfect_of(subject, verb) if subject in PERFECT_AUXILIARY else None
+        if perfect is not None:
+            yield replace_tokens(tokens, s + 1, s + 2, perfect, "present_perfect", text)
+
+
 TENSE_RULES = (
     past_marker,
     perfect_with_past_time,
@@ -269,4 +287,5 @@ TENSE_RULES = (
     present_in_past_clause,
     present_after_past,
     future_in_time_clause,
+    first_time,
 )

@@ -1,6 +1,7 @@
 """Words a Spanish speaker puts where Spanish puts them: "I like very much football" (me gusta
-mucho el fútbol) and "Can you explain me the problem?" (¿me puedes explicar el problema?). English
-wants the object right after its verb, then "very much", then "to me".
+mucho el fútbol), "Can you explain me the problem?" (¿me puedes explicar el problema?) and "I
+want that you come" (quiero que vengas). English wants the object right after its verb, then "very
+much", then "to me"; and after "want" the person, then "to" and the verb.
 
 Both rules move a short object, up to the end of its clause, and only after the verbs that take
 it; an object that goes on into another clause ("I like very much that you came") is left alone.
@@ -9,6 +10,8 @@ it; an object that goes on into another clause ("I like very much that you came"
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+
+from lemminflect import getAllLemmas, getInflection
 
 from corrige.tutor import pattern_words as shared
 from corrige.tutor.edits import Edit, Token
@@ -61,4 +64,32 @@ def object_before_to_me(tokens: Sequence[Token], words: list[str], text: str) ->
             yield shared.replace_tokens(tokens, i + 1, end, moved, "verb_pattern", text)
 
 
-WORD_ORDER_RULES = (adverb_after_object, object_before_to_me)
+# quiero que vengas: I want you to come
+WANTING = frozenset("want wants wanted".split())
+OBJECT_OF = {"i": "me", "you": "you", "he": "him", "she": "her", "we": "us", "they": "them", "it": "it"}
+
+
+def _base_form(verb: str) -> str | None:
+    """The base form of a verb given as its base or its -s form ("come", "comes" → "come")."""
+    lemmas = getAllLemmas(verb).get("VERB", ())
+    if verb in lemmas:
+        return verb
+    return next((lemma for lemma in lemmas if verb in getInflection(lemma, "VBZ")), None)
+
+
+def object_and_to(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I want that you come → I want you to come; I would like that you send me → I would like you
+    to send me: after want (or would like), the person and "to" with the verb, not a "that" clause."""
+    for i in range(len(words) - 3):
+        wanting = words[i] in WANTING or (
+            words[i] == "like" and i > 0 and (words[i - 1] == "would" or words[i - 1].endswith("'d"))
+        )
+        if not wanting or words[i + 1] != "that" or words[i + 2] not in OBJECT_OF:
+            continue
+        base = _base_form(words[i + 3])
+        if base is not None and base not in ("will", "would", "can", "could", "should", "must", "may", "might"):
+            replacement = f"{OBJECT_OF[words[i + 2]]} to {base}"
+            yield shared.replace_tokens(tokens, i + 1, i + 4, replacement, "verb_pattern", text)
+
+
+WORD_ORDER_RULES = (adverb_after_object, object_before_to_me, object_and_to)

@@ -60,6 +60,18 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("I visited Paris the last summer.", [("the last summer", "last summer", "determiner")]),
         ("The last summer I went to Italy.", [("The last summer", "Last summer", "determiner")]),
         ("I will go to the beach the next week.", [("the next week", "next week", "determiner")]),
+        ("I go to school all the days.", [("all the days", "every day", "calque")]),
+        ("I am used to get up early.", [("get", "getting", "verb_form")]),
+        ("You will get used to speak English.", [("speak", "speaking", "verb_form")]),
+        ("I want that you come to my party.", [("that you come", "you to come", "verb_pattern")]),
+        ("My parents want that I study medicine.", [("that I study", "me to study", "verb_pattern")]),
+        (
+            "I would like that you send me more information.",
+            [("that you send", "you to send", "verb_pattern")],
+        ),
+        ("It's the first time I visit London.", [("visit", "have visited", "present_perfect")]),
+        ("This is the first time that she comes here.", [("comes", "has come", "present_perfect")]),
+        ("It is the first time I am in Spain.", [("am", "have been", "present_perfect")]),
         ("It depends of the weather.", [("of", "on", "preposition")]),
         ("This is more better.", [("more better", "better", "comparative")]),
         ("More easier is not possible.", [("More easier", "Easier", "comparative")]),
@@ -245,6 +257,13 @@ def test_a_pattern_is_fixed(sentence, expected):
         "I like very much that you came.",  # another clause
         "Thank you very much for the present.",
         "Can you explain them to me?",
+        "All the days of my life were happy.",  # "of" says which days
+        "It is used to make bread.",  # a passive of "use"
+        "I used to play tennis.",
+        "I want that you will come.",  # a modal: not a verb to put after "to"
+        "I like that you came.",  # "like that": a clause is right
+        "It was the first time I saw the sea.",  # a story's past
+        "It's the first time I have seen it.",  # a perfect already
         "In Monday's paper there was nothing.",
         "Listen to me and listen carefully.",
         "I want more cheap flights and more easy tasks.",  # "more" counts the noun

@@ -73,6 +73,13 @@ def fixed(sentence: str) -> str:
         ("It is easy to do friends here.", "It is easy to make friends here.", "collocation"),
         ("I pass a lot of time with my friends.", "I spend a lot of time with my friends.", "calque"),
         ("Everybody are happy.", "Everybody is happy.", "agreement"),
+        ("We made a travel to Italy.", "We made a trip to Italy.", "word_confusion"),
+        ("The half of the students failed.", "Half of the students failed.", "determiner"),
+        ("We went there by foot.", "We went there on foot.", "preposition"),
+        ("She stays in home on Sundays.", "She stays at home on Sundays.", "preposition"),
+        ("I have hungry.", "I am hungry.", "calque"),
+        ("We had fear of the dog.", "We were afraid of the dog.", "calque"),
+        ("How many years do you have?", "How old are you?", "age_have"),
     ],
 )
 def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, category):
@@ -105,6 +112,9 @@ def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, catego
         "Time passes slowly when everybody is waiting.",
         "Can I borrow her car?",  # her: a possessive
         "The party made a decision.",
+        "The travel agent was nice.",  # $: a compound goes on
+        "According to me, it is a good idea.",  # accepted by many (JFLEG's annotators keep it)
+        "I work in home decoration.",
     ],
 )
 def test_a_right_reading_of_the_same_words_is_left_alone(sentence):
