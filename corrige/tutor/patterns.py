@@ -242,14 +242,38 @@ def articles_a_an(tokens: Sequence[Token], words: list[str], text: str) -> Itera
 
 
 def missing_subject(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
-    """Is (very) cold → It is (very) cold, in a statement ("Is it raining?" has its subject);
-    because is sunny → because it is sunny (after "because" a clause needs its subject)."""
-    weather = word_after(words, 2 if word_after(words, 1) in INTENSIFIERS else 1)
-    if words[:1] in (["is"], ["was"]) and weather in WEATHER and not text.rstrip().endswith("?"):
+    """Is (very) cold → It is (very) cold; Is very important to study → It is…, in a statement ("Is
+    it raining?" has its subject); because is sunny → because it is; I think is necessary → I think
+    it is; if is possible → if it is: a clause needs its subject, which Spanish leaves out ("creo que
+    es necesario")."""
+    question = text.rstrip().endswith("?")
+    if words[:1] in (["is"], ["was"]) and not question and _says_how_it_is(words, 1, opening=True):
         yield replace_tokens(tokens, 0, 1, f"it {words[0]}", "missing_subject", text)
     for i in range(len(words) - 1):
-        if words[i] == "because" and words[i + 1] in ("is", "was"):
+        if words[i + 1] not in ("is", "was"):
+            continue
+        thinks = words[i] in THINKING and i > 0 and words[i - 1] in THINKERS and (i < 2 or words[i - 2] in STARTS)
+        if words[i] == "because" or ((thinks or words[i] == "if") and _says_how_it_is(words, i + 2)):
             yield replace_tokens(tokens, i + 1, i + 2, f"it {words[i + 1]}", "missing_subject", text)
+
+
+# "I think is necessary": the verbs and subjects after which "is" wants its "it" ("what I think is" has one)
+THINKING = frozenset("think thought believe believed know knew hope guess feel felt".split())
+THINKERS = frozenset("i we you they".split())
+STARTS = frozenset(", ; and but so because".split())
+# what says how "it" is: the weather, a judgement ("important to", "necessary that", "a pity")
+JUDGEMENTS = frozenset(
+    """important necessary possible impossible true clear obvious essential normal useful better worse easier
+    harder difficult easy interesting dangerous expensive cheap boring incredible amazing great fantastic
+    wonderful terrible horrible fun funny strange sad good bad nice hard likely""".split()
+)
+
+
+def _says_how_it_is(words: list[str], k: int, opening: bool = False) -> bool:
+    """Whether the words from `k` say how "it" is: (very) and the weather or a judgement; at the
+    sentence's opening also a noun phrase with "a" (Is a good idea → It is a good idea)."""
+    word = word_after(words, k + 1 if word_after(words, k) in INTENSIFIERS else k)
+    return word in WEATHER or word in JUDGEMENTS or (opening and word_after(words, k) in ("a", "an"))
 
 
 def profession_article(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:

@@ -61,6 +61,12 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("The last summer I went to Italy.", [("The last summer", "Last summer", "determiner")]),
         ("I will go to the beach the next week.", [("the next week", "next week", "determiner")]),
         ("I go to school all the days.", [("all the days", "every day", "calque")]),
+        ("I think is necessary to study.", [("is", "it is", "missing_subject")]),
+        ("We believe is very important to help.", [("is", "it is", "missing_subject")]),
+        ("Is very important to study every day.", [("Is", "It is", "missing_subject")]),
+        ("Is a good idea to go there.", [("Is", "It is", "missing_subject")]),
+        ("If is possible, I will come.", [("is", "it is", "missing_subject")]),
+        ("I know is hard, but try.", [("is", "it is", "missing_subject")]),
         ("I am used to get up early.", [("get", "getting", "verb_form")]),
         ("You will get used to speak English.", [("speak", "speaking", "verb_form")]),
         ("I want that you come to my party.", [("that you come", "you to come", "verb_pattern")]),
@@ -258,6 +264,11 @@ def test_a_pattern_is_fixed(sentence, expected):
         "Thank you very much for the present.",
         "Can you explain them to me?",
         "All the days of my life were happy.",  # "of" says which days
+        "Is a good idea?",  # a question has its subject after the verb
+        "What I think is important is the family.",  # "what I think" is the subject
+        "The thing I think is important.",
+        "The hotel is old but is very clean.",  # one subject for both verbs
+        "I think that is a good idea.",  # "that" may be the subject
         "It is used to make bread.",  # a passive of "use"
         "I used to play tennis.",
         "I want that you will come.",  # a modal: not a verb to put after "to"
