@@ -52,13 +52,18 @@ def _expand(left: str, right: str) -> Iterator[tuple[str, str]]:
     """Every (wrong, right) pair a line's `{a|b}` groups stand for (the file's header)."""
     lefts, rights = _GROUP.findall(left), _GROUP.findall(right)
     options = [g.split("|") for g in lefts]
-    # each right group follows the same group on the left, else the first left group of its size
+    # each right group follows the same group on the left, else the one left group of its size
+    # that no right group stands the same as ({do|did} {a mistake|mistakes} => {make|made} {...})
+    kept = {k for k, g in enumerate(lefts) if g in rights}
     follows = []
     for group in rights:
         size = len(group.split("|"))
         match = next((k for k, g in enumerate(lefts) if g == group), None)
         if match is None:
-            match = next((k for k, o in enumerate(options) if len(o) == size), None)
+            sized = [k for k, o in enumerate(options) if len(o) == size and k not in kept]
+            if len(sized) > 1:  # which one it follows would be a guess: {very|so} {boring|tiring}
+                raise ValueError(f"{SWAPS_FILE.name}: {right!r}: several groups on the left have {size} words")
+            match = sized[0] if sized else None
         if match is None:
             raise ValueError(f"{SWAPS_FILE.name}: {right!r}: no group on the left has {size} words")
         follows.append(match)

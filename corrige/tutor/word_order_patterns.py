@@ -92,4 +92,46 @@ def object_and_to(tokens: Sequence[Token], words: list[str], text: str) -> Itera
             yield shared.replace_tokens(tokens, i + 1, i + 4, replacement, "verb_pattern", text)
 
 
-WORD_ORDER_RULES = (adverb_after_object, object_before_to_me, object_and_to)
+# ¿sabes dónde está la estación?: do you know where the station is? (a question inside a sentence
+# keeps a statement's order); not "who"/"which", which may be the subject ("I know who is coming")
+ASKING = frozenset(
+    "know knows knew tell told wonder wondering wondered ask asked asking understand remember sure idea".split()
+)
+QUESTION_OPENERS = frozenset("where what when why how".split())
+BE_FORMS = frozenset("is are was were".split())
+PHRASE_OPENERS = frozenset("the a an my your his her our their this that these those".split())
+OBJECTS = frozenset("me us him her them you".split())
+
+
+def _asked_before(words: list[str], i: int) -> bool:
+    """Whether a verb that asks or knows stands right before `words[i]` (its object between)."""
+    j = i - 1 - (i >= 2 and words[i - 1] in OBJECTS)
+    return j >= 0 and words[j] in ASKING
+
+
+def question_inside(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """Do you know where is the station? → where the station is; I don't know what is the
+    problem → what the problem is; can you tell me what time is it? → what time it is."""
+    for i in range(1, len(words) - 2):
+        if words[i] not in QUESTION_OPENERS or not _asked_before(words, i):
+            continue
+        if words[i : i + 4] == ["what", "time", "is", "it"]:
+            yield shared.replace_tokens(tokens, i + 2, i + 4, "it is", "word_order", text)
+            continue
+        if words[i + 1] not in BE_FORMS or shared.word_after(words, i + 2) not in PHRASE_OPENERS:
+            continue
+        end = _object_end(tokens, words, i + 2)
+        if end is None or end - (i + 2) > 4 or not _ends_in_noun(tokens, words, end - 1):
+            continue
+        moved = f"{shared.span_text(tokens, text, i + 2, end)} {shared.span_text(tokens, text, i + 1, i + 2)}"
+        yield shared.replace_tokens(tokens, i + 1, end, moved, "word_order", text)
+
+
+def _ends_in_noun(tokens: Sequence[Token], words: list[str], k: int) -> bool:
+    """A noun phrase's last word: a noun that is no adjective ("what is the best" may be right as it
+    is), or a name (the capital of France)."""
+    lemmas = getAllLemmas(words[k])
+    return ("NOUN" in lemmas and "ADJ" not in lemmas) or tokens[k].text[:1].isupper()
+
+
+WORD_ORDER_RULES = (adverb_after_object, object_before_to_me, object_and_to, question_inside)

@@ -67,6 +67,10 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("Is a good idea to go there.", [("Is", "It is", "missing_subject")]),
         ("If is possible, I will come.", [("is", "it is", "missing_subject")]),
         ("I know is hard, but try.", [("is", "it is", "missing_subject")]),
+        ("Do you know where is the station?", [("is the station", "the station is", "word_order")]),
+        ("I don't know what is the problem.", [("is the problem", "the problem is", "word_order")]),
+        ("Can you tell me what time is it?", [("is it", "it is", "word_order")]),
+        ("I wonder how is your mother.", [("is your mother", "your mother is", "word_order")]),
         ("I am used to get up early.", [("get", "getting", "verb_form")]),
         ("You will get used to speak English.", [("speak", "speaking", "verb_form")]),
         ("I want that you come to my party.", [("that you come", "you to come", "verb_pattern")]),
@@ -269,6 +273,10 @@ def test_a_pattern_is_fixed(sentence, expected):
         "The thing I think is important.",
         "The hotel is old but is very clean.",  # one subject for both verbs
         "I think that is a good idea.",  # "that" may be the subject
+        "I know who is coming.",  # "who" is the subject
+        "I know what is important.",
+        "Where is the station?",  # a question of its own
+        "I don't know what is the best.",  # "what" may be the subject
         "It is used to make bread.",  # a passive of "use"
         "I used to play tennis.",
         "I want that you will come.",  # a modal: not a verb to put after "to"

@@ -80,6 +80,14 @@ def fixed(sentence: str) -> str:
         ("I have hungry.", "I am hungry.", "calque"),
         ("We had fear of the dog.", "We were afraid of the dog.", "calque"),
         ("How many years do you have?", "How old are you?", "age_have"),
+        ("I feel myself tired.", "I feel tired.", "pronoun"),
+        ("He works like a teacher.", "He works as a teacher.", "preposition"),
+        ("Tell to me the truth.", "Tell me the truth.", "verb_pattern"),
+        ("I asked to him the way.", "I asked him the way.", "verb_pattern"),
+        ("We returned back to the hotel.", "We returned to the hotel.", "calque"),
+        ("She fell in love of him.", "She fell in love with him.", "preposition"),
+        ("I was boring at the party.", "I was bored at the party.", "word_confusion"),
+        ("I'm very confusing about the exercise.", "I'm very confused about the exercise.", "word_confusion"),
     ],
 )
 def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, category):
@@ -115,6 +123,9 @@ def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, catego
         "The travel agent was nice.",  # $: a compound goes on
         "According to me, it is a good idea.",  # accepted by many (JFLEG's annotators keep it)
         "I work in home decoration.",
+        "I felt myself falling.",  # a perception: right
+        "He works like a machine.",  # a likeness, not a job
+        "The film was boring and we were tired.",  # the film is boring
     ],
 )
 def test_a_right_reading_of_the_same_words_is_left_alone(sentence):
@@ -139,6 +150,7 @@ def test_groups_expand_in_step_and_keep_their_words():
         ("despite of => despite\tnot_a_category", "unknown category"),
         ("despite of -> despite\tpreposition", "want `wrong => right"),
         ("{a|b} x => {c|d|e} x\tpreposition", "no group on the left"),
+        ("{a|b} {c|d} => {e|f} {g|h}\tpreposition", "several groups on the left"),
     ],
 )
 def test_a_bad_line_is_refused_naming_its_line(line, says):
