@@ -307,8 +307,9 @@ class TutorFront:
             return c
         fired = pattern_fixes(c.sentence)
         c = _named_as_patterns(c, fired)
-        # a rule whose words the answer has ("is 51 years old") agrees with it, however the edits were cut
-        rules = [r for r in fired if r.replacement not in c.corrected]
+        # a rule whose words the answer has ("is 51 years old") agrees with it, however the edits were
+        # cut; whole words: "go" is not in "didn't gone"
+        rules = [r for r in fired if not _has_words(c.corrected, r.replacement)]
         overruled = [e for e in c.edits if any(_inside_and_other(e, r) for r in rules)]
         if not overruled:
             return c
@@ -557,6 +558,11 @@ def load_rescorer(config: TutorConfig, lm_dir: Path = LM_MODEL, lm: NgramLM | No
     if not config.rescoring:
         return None
     return Rescorer(lm or NgramLM.load(lm_dir), config=RescoringConfig.load(lm_dir))
+
+
+def _has_words(text: str, words: str) -> bool:
+    """Whether `text` has `words` as whole words (case ignored)."""
+    return re.search(rf"(?<!\w){re.escape(words)}(?!\w)", text, re.IGNORECASE) is not None
 
 
 def _inside_and_other(edit: Edit, rule: Edit) -> bool:

@@ -15,7 +15,7 @@ from dataclasses import replace
 from corrige.tutor.answer_text import NO_ERRORS_GLOSS, GlossItem, render_gloss, split_gloss
 from corrige.tutor.categories import LABELS, OTHER, id_of
 from corrige.tutor.edit_labels import name_edit
-from corrige.tutor.edits import Edit, apply_edits, tokenize
+from corrige.tutor.edits import Edit, Token, apply_edits, tokenize
 
 
 def gloss_disagreement(source: str, corrected: str, gloss: str, edits: Sequence[Edit]) -> str | None:
@@ -32,16 +32,18 @@ def gloss_disagreement(source: str, corrected: str, gloss: str, edits: Sequence[
     items = split_gloss(gloss)
     if not items:
         return "gloss_unparsable"
-    source_words, corrected_words = _words(source), _words(corrected)
+    source_tokens, corrected_words = tokenize(source), _words(corrected)
+    source_words = [t.text for t in source_tokens]
     for item in items:
         if id_of(item.label) == OTHER:
             return "gloss_unknown_label"
         if item.original == item.replacement:
             return "gloss_names_no_change"
-        if not _contains(source_words, _words(item.original)) or not _contains(
-            corrected_words, _words(item.replacement)
-        ):
+        named = _words(item.original)
+        if not _contains(source_words, named) or not _contains(corrected_words, _words(item.replacement)):
             return "gloss_names_missing_edit"
+        if named and not _at_an_edit(source_tokens, named, edits):
+            return "gloss_names_missing_edit"  # "a very → very" where "a very" was left as it was
     if any(e.category == OTHER for e in edits):
         return "edit_unexplained"
     return None
@@ -55,6 +57,21 @@ def _contains(words: Sequence[str], part: Sequence[str]) -> bool:
     """Is `part` a contiguous run of `words` (whole tokens, so a word cut short never matches)?"""
     n = len(part)
     return n > 0 and any(list(words[i : i + n]) == list(part) for i in range(len(words) - n + 1))
+
+
+def _at_an_edit(tokens: Sequence[Token], part: Sequence[str], edits: Sequence[Edit]) -> bool:
+    """Whether some place where the words `part` stand in the source touches an edit: the gloss
+    item names words the answer changed, not words it left alone."""
+    n = len(part)
+    for i in range(len(tokens) - n + 1):
+        if [t.text for t in tokens[i : i + n]] == list(part):
+            # the spaces around the words count as theirs: "has → has had" is an edit that puts
+            # "had" in after "has", which may start at the next word
+            start = tokens[i - 1].end if i > 0 else 0
+            end = tokens[i + n].start if i + n < len(tokens) else tokens[-1].end
+            if any(e.start <= end and e.end >= start for e in edits):
+                return True
+    return False
 
 
 def explain(edits: Sequence[Edit]) -> str:

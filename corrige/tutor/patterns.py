@@ -320,8 +320,8 @@ def adjective_plural(tokens: Sequence[Token], words: list[str], text: str) -> It
 # before these a verb takes its past participle ("I have eated" → "eaten", "was taked" → "taken")
 RULES = (
     phrase_swaps,  # the table of whole phrases (phrase_swaps.txt): data, not a rule per phrase
+    *WORD_ORDER_RULES,  # before the rules of single words inside what they move ("very much animals")
     *PHRASE_RULES,
-    *WORD_ORDER_RULES,
     third_person,
     people_plural,
     verb_patterns,
@@ -344,7 +344,13 @@ RULES = (
 
 
 def pattern_fixes(sentence: str) -> list[Edit]:
-    """Every rule's edits on ``sentence``, in order, none overlapping an earlier one."""
+    """Every rule's edits on ``sentence`` in order of position, none overlapping one of an earlier
+    rule: where two rules change the same words, the one listed first in RULES says how ("i married
+    with a girl": the table's "I married a girl", not the capital's "I" alone)."""
     tokens = tokenize(sentence)
     words = [t.text.lower().replace("’", "'") for t in tokens]
-    return non_overlapping(e for rule in RULES for e in rule(tokens, words, sentence))
+    kept: list[Edit] = []
+    for edit in (e for rule in RULES for e in rule(tokens, words, sentence)):
+        if all(edit.end <= k.start or edit.start >= k.end for k in kept):
+            kept.append(edit)
+    return non_overlapping(kept)

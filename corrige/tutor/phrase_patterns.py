@@ -176,6 +176,19 @@ def modal_to(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[E
             )
 
 
+def modal_bare_verb(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """She can speaks → can speak; he will goes → will go; it must has → must have: after a modal
+    the verb is bare. Only a subject pronoun's modal ("his will says" has a noun, a will), where no
+    noun can follow ("she will works" is no "the can works")."""
+    for i in range(1, len(words) - 1):
+        if words[i] not in MODALS or words[i - 1] not in SUBJECT_PRONOUNS:
+            continue
+        verb = words[i + 1]
+        base = "have" if verb == "has" else _base_of_third_person(verb)
+        if base is not None:
+            yield shared.replace_tokens(tokens, i + 1, i + 2, base, "verb_form", text)
+
+
 def durations(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """I worked there during three years → for three years (a length of time takes "for")."""
     for i in range(len(words) - 2):
@@ -219,8 +232,10 @@ def period_without_the(tokens: Sequence[Token], words: list[str], text: str) -> 
     perfect ("I have been ill the last week"), and "the next" only in a sentence about the future
     (a story's "we married the next year" is right)."""
     for k in range(len(words) - 2):
-        if words[k] != "the" or words[k + 1] not in ("last", "next") or words[k + 2] not in NAMED_PERIODS:
+        if words[k] != "the" or words[k + 1] not in ("last", "next"):
             continue
+        if words[k + 2] not in NAMED_PERIODS and not (words[k + 1] == "next" and words[k + 2] in shared.DAYS):
+            continue  # "the next Saturday" is next Saturday where the sentence is about the future
         after = shared.word_after(words, k + 3)
         opens = k == 0 and (after == "," or after in shared.PAST_SUBJECTS)
         ends = k > 0 and words[k - 1] not in PERIOD_TAKERS and after in shared.ENDS_A_PHRASE
@@ -239,6 +254,17 @@ def every_day(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[
     for k in range(len(words) - 2):
         if words[k : k + 3] == ["all", "the", "days"] and shared.word_after(words, k + 3) in shared.ENDS_A_PHRASE:
             yield shared.replace_tokens(tokens, k, k + 3, "every day", "calque", text)
+
+
+def although_but(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """Although it was cold, but we went out → Although it was cold, we went out ("aunque…, pero"):
+    one of the two clauses says "but" already."""
+    opens = 2 if words[:2] == ["even", "though"] else 1 if words[:1] in (["although"], ["though"]) else 0
+    if not opens:
+        return
+    k = next((k for k in range(opens + 1, len(words) - 1) if words[k] == ","), None)
+    if k is not None and words[k + 1] == "but":  # the comma that ends the "although" clause
+        yield shared.replace_tokens(tokens, k, k + 2, ",", "calque", text)
 
 
 def _gerund(word: str) -> str | None:
@@ -302,7 +328,7 @@ def quantities(tokens: Sequence[Token], words: list[str], text: str) -> Iterator
         if word == "every" and plural and noun != "people":
             singular = getAllLemmas(noun).get("NOUN", (noun,))[0]
             yield shared.replace_tokens(tokens, i + 1, i + 2, singular, "noun_number", text)
-        elif word == "much" and plural:
+        elif word == "much" and plural and (i == 0 or words[i - 1] != "very"):  # "like very much animals": order
             yield shared.replace_tokens(tokens, i, i + 1, "many", "noun_number", text)
         elif word == "others" and plural:
             yield shared.replace_tokens(tokens, i, i + 1, "other", "noun_number", text)
@@ -313,6 +339,13 @@ def quantities(tokens: Sequence[Token], words: list[str], text: str) -> Iterator
             yield shared.replace_tokens(tokens, i + 1, i + 2, "people", "noun_number", text)
         elif _counts_more_than_one(words, i) and tokens[i + 1].text.islower():
             yield from _plural_after(tokens, words, i + 1, text)
+        elif (
+            _many_of(words, i) and noun in (COUNTED if word == "of" else COUNTED_WHOLE) and tokens[i + 1].text.islower()
+        ):
+            # a lot of friend, all my friend → friends; also before the clause's verb (my friend live)
+            after = shared.word_after(words, i + 2)
+            verb = _verb_only(after)
+            yield from _plural_after(tokens, words, i + 1, text, ends=NOUN_PHRASE_ENDS | {after} if verb else None)
         elif words[i : i + 2] == ["one", "of"] and i + 2 < len(words) and words[i + 2] in OWNERS:
             # one of my friend, one of the best thing, one of the most important problem → plural
             k = i + 3
@@ -320,6 +353,40 @@ def quantities(tokens: Sequence[Token], words: list[str], text: str) -> Iterator
                 k += 1
             if k < len(words) and tokens[k].text.islower():
                 yield from _plural_after(tokens, words, k, text, ends=NOUN_PHRASE_ENDS | ONE_OF_VERBS)
+
+
+# nouns learners write in the singular after "a lot of", "some of my", "all my" (count nouns only:
+# "a lot of time", "all the city" are right; "a lot of opportunity to think" too, JFLEG's references
+# keep it); after "all" only those a whole one of is unlikely
+COUNTED_WHOLE = frozenset(
+    """friend student teacher thing problem question tourist child man woman animal car shop restaurant museum
+    hotel photo picture mistake subject idea reason""".split()
+)
+COUNTED = COUNTED_WHOLE | frozenset(
+    """place book film movie game country city song language job advantage disadvantage tree
+    flower road street room option possibility event party concert festival sport hobby difference website
+    computer phone""".split()
+)
+
+
+@lru_cache(maxsize=4096)
+def _verb_only(word: str) -> bool:
+    """A verb that is no noun too (live, passed; not "union", "work")."""
+    lemmas = getAllLemmas(word)
+    return "VERB" in lemmas and "NOUN" not in lemmas
+
+
+def _many_of(words: list[str], i: int) -> bool:
+    """Whether `words[i]` ends a phrase that counts more than one of the noun after it: a lot of,
+    lots of, plenty of, a couple of, some/most/many/all of my (the, his…), all my (the, his…), a few."""
+    before = words[max(0, i - 3) : i + 1]
+    if words[i] == "of":
+        return before[-3:] == ["a", "lot", "of"] or before[-2:] in (["lots", "of"], ["plenty", "of"], ["couple", "of"])
+    if words[i] in OWNERS:
+        return before[-2:-1] == ["all"] or (
+            before[-2:-1] == ["of"] and before[-3:-2] in (["some"], ["most"], ["many"], ["all"])
+        )
+    return words[i] == "few" and before[-2:-1] == ["a"]
 
 
 def _determines(words: list[str], i: int) -> bool:
@@ -440,11 +507,13 @@ PHRASE_RULES = (
     plural_subject,
     singular_subject,
     modal_to,
+    modal_bare_verb,
     durations,
     purpose_bare_verb,
     country_article,
     period_without_the,
     every_day,
+    although_but,
     gerund_after,
     quantities,
     fixed_phrases,

@@ -115,7 +115,24 @@ def _since_a_time(words: list[str], k: int) -> bool:
     after = word_after(words, k + 1)
     year = after.isdigit() and len(after) == 4
     length = is_number(after) and word_after(words, k + 2) in TIME_UNITS and word_after(words, k + 3) != "ago"
-    return year or length or after in ("last", "yesterday") or after in MONTHS or after in DAYS
+    childhood = after in PAST_SUBJECTS and word_after(words, k + 2) in ("was", "were") and _a_childhood(words, k + 3)
+    return year or length or childhood or after in ("last", "yesterday") or after in MONTHS or after in DAYS
+
+
+def _a_childhood(words: list[str], k: int) -> bool:
+    """ "a child", "young", "at school"... at `k`: "since I was a child" is a time ("desde niño")."""
+    return word_after(words, k) in ("young", "little", "small") or (words[k : k + 2] in CHILDHOODS)
+
+
+CHILDHOODS = (
+    ["a", "child"],
+    ["a", "kid"],
+    ["a", "baby"],
+    ["a", "boy"],
+    ["a", "girl"],
+    ["a", "teenager"],
+    ["at", "school"],
+)
 
 
 def _perfect_of(subject: str, verb: str) -> str | None:

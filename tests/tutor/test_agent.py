@@ -147,3 +147,13 @@ def test_the_bundled_tutor_adds_what_the_language_model_prefers():
     plain = Tutor.load(config=replace(t.config, rescoring=False))
     assert plain.rescorer is None and not plain.correct("However I think it is a good idea.").changed
     assert load_rescorer(t.config, LM_MODEL).config.margins  # the bundled margins are tuned, not empty
+
+
+def test_a_pattern_overrules_an_answer_whose_word_only_contains_its_fix(tutor):
+    """After "didn't" the verb is bare: the answer's "gone" is not the rule's "go", though it holds
+    the letters (a rule whose words the answer has agrees with it only as whole words)."""
+    with_patterns = Tutor(tutor.weights, TutorFront(tutor.cfg, tutor.tokenizer, TutorConfig(patterns=True)))
+    ids, lps = answer(tutor, "I didn't gone to the party. / forma verbal: went → gone")
+    c = with_patterns.interpret("I didn't went to the party.", ids, lps)
+    assert c.corrected == "I didn't go to the party."
+    assert [(e.original, e.replacement) for e in c.edits] == [("went", "go")]

@@ -49,6 +49,13 @@ def check(source: str, corrected: str, gloss: str) -> str | None:
         ("He go to work.", "He goes to work.", "algo raro: go → goes", "gloss_unknown_label"),
         # the gloss explains one edit, the answer makes two
         ("He go to work by bus.", "He goes to work by car.", "tercera persona: go → goes", "edit_unexplained"),
+        # an item names words the answer left as they were ("a very" is still there)
+        (
+            "He is a very good person and always helps to everybody.",
+            "He is a very good person and always help you.",
+            "ortografía: helps → help; artículo: a very → very",
+            "gloss_names_missing_edit",
+        ),
     ],
 )
 def test_a_gloss_that_does_not_describe_the_edits_is_caught(source, corrected, gloss, reason):

@@ -71,6 +71,21 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("I don't know what is the problem.", [("is the problem", "the problem is", "word_order")]),
         ("Can you tell me what time is it?", [("is it", "it is", "word_order")]),
         ("I wonder how is your mother.", [("is your mother", "your mother is", "word_order")]),
+        ("She can speaks English very well.", [("speaks", "speak", "verb_form")]),
+        ("He will goes to the party.", [("goes", "go", "verb_form")]),
+        ("It must has a reason.", [("has", "have", "verb_form")]),
+        ("I have a lot of friend in London.", [("friend", "friends", "noun_number")]),
+        ("All my friend are here.", [("friend", "friends", "noun_number")]),
+        ("Some of my friend live in Madrid.", [("friend", "friends", "noun_number")]),
+        ("I made a few mistake.", [("mistake", "mistakes", "noun_number")]),
+        ("I'll see you the next Saturday.", [("the next Saturday", "next Saturday", "determiner")]),
+        ("I know him since I was a child.", [("know", "have known", "present_perfect")]),
+        ("I study English since I was a child.", [("study", "have studied", "present_perfect")]),
+        ("Although it was cold, but we went for a walk.", [(", but", ",", "calque")]),
+        (
+            "and i married with a girl from Peru.",
+            [("and", "And", "capitalisation"), ("i married with a girl", "I married a girl", "preposition")],
+        ),
         ("I am used to get up early.", [("get", "getting", "verb_form")]),
         ("You will get used to speak English.", [("speak", "speaking", "verb_form")]),
         ("I want that you come to my party.", [("that you come", "you to come", "verb_pattern")]),
@@ -277,6 +292,15 @@ def test_a_pattern_is_fixed(sentence, expected):
         "I know what is important.",
         "Where is the station?",  # a question of its own
         "I don't know what is the best.",  # "what" may be the subject
+        "His will says nothing.",  # a noun's "will"
+        "I spent a lot of time there.",  # an amount, not things counted
+        "I visited all the city.",  # the whole city
+        "I read all the book in one day.",
+        "Some of my friend union.",  # "friend" goes on as a noun phrase
+        "We met on Friday and left the next Saturday.",  # a story's "the next"
+        "Since I was a child I liked music.",  # a past, not a present
+        "Although it was late, we stayed, but not long.",  # the "but" of the main clause
+        "It was cold, but we went out.",
         "It is used to make bread.",  # a passive of "use"
         "I used to play tennis.",
         "I want that you will come.",  # a modal: not a verb to put after "to"
@@ -403,7 +427,7 @@ def test_a_present_with_since_a_time_becomes_a_present_perfect(sentence, expecte
         "Do you live here since 2015?",  # a question: not a local fix
         "I have lived here since 2015.",
         "He has known her since 2001.",
-        "I study English since I was a child.",  # "since I was": not told apart from a reason
+        "I study English since I was tired.",  # "since I was" + a state: a reason
         "I lived there since 2010, until I moved.",
     ],
 )

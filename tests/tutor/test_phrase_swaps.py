@@ -88,6 +88,24 @@ def fixed(sentence: str) -> str:
         ("She fell in love of him.", "She fell in love with him.", "preposition"),
         ("I was boring at the party.", "I was bored at the party.", "word_confusion"),
         ("I'm very confusing about the exercise.", "I'm very confused about the exercise.", "word_confusion"),
+        ("Thanks for you letter.", "Thanks for your letter.", "pronoun"),
+        ("I am waiting your answer.", "I am waiting for your answer.", "preposition"),
+        ("I hope hear from you soon.", "I hope to hear from you soon.", "verb_pattern"),
+        ("I have to go to the work.", "I have to go to work.", "determiner"),
+        ("This is more good than that.", "This is better than that.", "comparative"),
+        ("The news are very bad today.", "The news is very bad today.", "agreement"),
+        (
+            "I am writing to complain for the bad service.",
+            "I am writing to complain about the bad service.",
+            "preposition",
+        ),
+        ("We did a lot of photos on the trip.", "We took a lot of photos on the trip.", "collocation"),
+        ("We had lunch in the beach.", "We had lunch on the beach.", "preposition"),
+        ("My favourite hobby is read books.", "My favourite hobby is reading books.", "verb_form"),
+        ("Me and my friend went to the cinema.", "My friend and I went to the cinema.", "pronoun"),
+        ("She discussed with her boyfriend.", "She argued with her boyfriend.", "word_confusion"),
+        ("If I would have more money, I would travel.", "If I had more money, I would travel.", "verb_tense"),
+        ("I spend too many time with my mobile.", "I spend too much time with my mobile.", "uncountable"),
     ],
 )
 def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, category):
@@ -126,6 +144,11 @@ def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, catego
         "I felt myself falling.",  # a perception: right
         "He works like a machine.",  # a likeness, not a job
         "The film was boring and we were tired.",  # the film is boring
+        "Everyday life is busy.",  # an adjective before its noun
+        "I go there everyday.",  # public references keep it (JFLEG, CoNLL-2014)
+        "We went to the work meeting.",
+        "He saw me and my friend.",  # an object, not a subject
+        "I'll await your reply.",
     ],
 )
 def test_a_right_reading_of_the_same_words_is_left_alone(sentence):
