@@ -365,7 +365,8 @@ COUNTED_WHOLE = frozenset(
 COUNTED = COUNTED_WHOLE | frozenset(
     """place book film movie game country city song language job advantage disadvantage tree
     flower road street room option possibility event party concert festival sport hobby difference website
-    computer phone""".split()
+    computer phone scientist project kid plant member worker employee company product course exam lesson
+    skill tool machine""".split()
 )
 
 

@@ -106,6 +106,24 @@ def fixed(sentence: str) -> str:
         ("She discussed with her boyfriend.", "She argued with her boyfriend.", "word_confusion"),
         ("If I would have more money, I would travel.", "If I had more money, I would travel.", "verb_tense"),
         ("I spend too many time with my mobile.", "I spend too much time with my mobile.", "uncountable"),
+        ("I live in the second floor.", "I live on the second floor.", "preposition"),
+        ("I met him in the bus.", "I met him on the bus.", "preposition"),
+        ("We eat turkey in Christmas.", "We eat turkey at Christmas.", "preposition"),
+        ("I found it in internet.", "I found it on the internet.", "preposition"),
+        ("I saw it in TV yesterday.", "I saw it on TV yesterday.", "preposition"),
+        ("I met her in my way to school.", "I met her on my way to school.", "preposition"),
+        ("We went to abroad last summer.", "We went abroad last summer.", "preposition"),
+        ("He entered to the room.", "He entered the room.", "preposition"),
+        ("I'm always thinking on you.", "I'm always thinking about you.", "preposition"),
+        ("I am very good in languages.", "I am very good at languages.", "preposition"),
+        ("She is interested for art.", "She is interested in art.", "preposition"),
+        ("He is afraid from dogs.", "He is afraid of dogs.", "preposition"),
+        ("I am proud for you.", "I am proud of you.", "preposition"),
+        ("She is responsible of the shop.", "She is responsible for the shop.", "preposition"),
+        ("The city is famous by its food.", "The city is famous for its food.", "preposition"),
+        ("The bus was full with people.", "The bus was full of people.", "preposition"),
+        ("My house is similar than yours.", "My house is similar to yours.", "preposition"),
+        ("The reason of my letter is simple.", "The reason for my letter is simple.", "preposition"),
     ],
 )
 def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, category):
@@ -149,6 +167,11 @@ def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, catego
         "We went to the work meeting.",
         "He saw me and my friend.",  # an object, not a subject
         "I'll await your reply.",
+        "I think on the whole it was good.",  # an idiom
+        "The box is in the way.",  # in the way: blocking it
+        "I was on my way to school.",
+        "We saw it on the morning of the wedding.",  # a day that "of" names
+        "I sat in the bus station.",  # $: the phrase goes on
     ],
 )
 def test_a_right_reading_of_the_same_words_is_left_alone(sentence):
