@@ -108,9 +108,13 @@ def normalize_sentence(sentence: str) -> tuple[str, bool]:
     can drop it again: the learner's sentence is never changed for punctuation we invented.
     """
     text = _SPACES.sub(" ", sentence).strip()
-    if text and text[-1] not in ".?!":
+    if text and text.rstrip(_CLOSERS)[-1:] not in (".", "?", "!"):  # 'thing."' has its stop already
         return text + ".", True
     return text, False
+
+
+# what may close a sentence after its stop: a quote, a bracket ('He said: "It is late."')
+_CLOSERS = "\"'”’)]»"
 
 
 def rewrite_share(source: str, corrected: str) -> float:
@@ -371,6 +375,8 @@ class TutorFront:
         original = _drop_added_stop(source, added_stop)
         corrected = _drop_added_stop(corrected, added_stop)
         edits = diff_edits(original, corrected, gloss)
+        if not edits:  # whatever the gloss says, nothing changed: "sin errores", never a named edit
+            corrected, gloss = original, NO_ERRORS_GLOSS
         disagreement = gloss_disagreement(original, corrected, gloss, edits)
         if disagreement and self.config.gloss_from_edits:
             named = gloss_from_words(original, edits, partial=True)

@@ -216,9 +216,15 @@ def _word_in_lower_case(word: str) -> bool:
 
 
 def age_with_be(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
-    """I have 20 years → I am 20 years old (not "I have 20 years of experience")."""
-    for i in range(1, len(words) - 2):
-        if words[i] not in ("have", "has") or not is_age(words[i + 1]) or words[i + 2] != "years":
+    """I have 20 years → I am 20 years old (not "I have 20 years of experience"); my name is Ana
+    and I have 16 → I am 16 (one's own number of years in digits, where the clause ends: not "I have
+    16 cats", not "they have 2")."""
+    for i in range(1, len(words) - 1):
+        if words[i - 1 : i + 1] == ["i", "have"] and words[i + 1].isdigit() and 10 <= int(words[i + 1]) < 100:
+            if word_after(words, i + 2) in ENDS_A_PHRASE:  # one's own age said in digits, nothing after
+                yield replace_tokens(tokens, i, i + 1, "am", "age_have", text)
+                continue
+        if words[i] not in ("have", "has") or not is_age(words[i + 1]) or word_after(words, i + 2) != "years":
             continue
         after = words[i + 3] if i + 3 < len(words) else "."
         be = AGE_SUBJECTS.get(words[i - 1], "is")

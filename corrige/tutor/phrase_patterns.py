@@ -320,12 +320,12 @@ def _plural_noun_only(word: str) -> bool:
 
 
 def quantities(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
-    """every months → every month; too much adverts → too many; others people → other people; a lot
-    of person → people: the word before a noun agrees with its number."""
+    """every months, each students → every month, each student; too much adverts → too many; others
+    people → other people; a lot of person → people: the word before a noun agrees with its number."""
     for i in range(len(words) - 1):
         word, noun = words[i], words[i + 1]
         plural = _plural_noun_only(noun) and noun not in MASS_PLURALS and tokens[i + 1].text.islower()
-        if word == "every" and plural and noun != "people":
+        if word in ("every", "each") and plural and noun not in ("people", "others"):  # each others: the table's
             singular = getAllLemmas(noun).get("NOUN", (noun,))[0]
             yield shared.replace_tokens(tokens, i + 1, i + 2, singular, "noun_number", text)
         elif word == "much" and plural and (i == 0 or words[i - 1] != "very"):  # "like very much animals": order

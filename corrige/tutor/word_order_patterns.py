@@ -65,7 +65,8 @@ def object_before_to_me(tokens: Sequence[Token], words: list[str], text: str) ->
 
 
 # quiero que vengas: I want you to come
-WANTING = frozenset("want wants wanted".split())
+WANTING = frozenset("want wants wanted need needs needed".split())
+NOUN_OPENERS = frozenset("the a my your his her our its their these those this that some any all basic special".split())
 OBJECT_OF = {"i": "me", "you": "you", "he": "him", "she": "her", "we": "us", "they": "them", "it": "it"}
 
 
@@ -81,9 +82,9 @@ def object_and_to(tokens: Sequence[Token], words: list[str], text: str) -> Itera
     """I want that you come → I want you to come; I would like that you send me → I would like you
     to send me: after want (or would like), the person and "to" with the verb, not a "that" clause."""
     for i in range(len(words) - 3):
-        wanting = words[i] in WANTING or (
-            words[i] == "like" and i > 0 and (words[i - 1] == "would" or words[i - 1].endswith("'d"))
-        )
+        # "the needs that we have" is a noun's: not after a determiner
+        verb = words[i] in WANTING and (i == 0 or words[i - 1] not in NOUN_OPENERS)
+        wanting = verb or (words[i] == "like" and i > 0 and (words[i - 1] == "would" or words[i - 1].endswith("'d")))
         if not wanting or words[i + 1] != "that" or words[i + 2] not in OBJECT_OF:
             continue
         base = _base_form(words[i + 3])
@@ -134,4 +135,15 @@ def _ends_in_noun(tokens: Sequence[Token], words: list[str], k: int) -> bool:
     return ("NOUN" in lemmas and "ADJ" not in lemmas) or tokens[k].text[:1].isupper()
 
 
-WORD_ORDER_RULES = (adverb_after_object, object_before_to_me, object_and_to, question_inside)
+def what_does_it_mean(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """What means this word? → What does this word mean? (¿Qué significa esta palabra?): a question
+    about a meaning takes "does"."""
+    if words[:2] != ["what", "means"] or words[-1:] != ["?"]:
+        return
+    end = len(words) - 1
+    if 2 < end <= 6 and words[2] in PHRASE_OPENERS and all(tokens[k].is_word for k in range(2, end)):
+        moved = f"does {shared.span_text(tokens, text, 2, end)} mean"
+        yield shared.replace_tokens(tokens, 1, end, moved, "question_order", text)
+
+
+WORD_ORDER_RULES = (adverb_after_object, object_before_to_me, object_and_to, question_inside, what_does_it_mean)

@@ -92,6 +92,11 @@ def test_a_full_stop_the_learner_did_not_type_is_not_added(tutor):
 def test_normalization_and_rewrite_share():
     assert normalize_sentence("  He  go home ") == ("He go home.", True)
     assert normalize_sentence("Where you live?") == ("Where you live?", False)
+    # a stop inside a closing quote or bracket ends the sentence: none is added after it
+    assert normalize_sentence('He said: "It is late."') == ('He said: "It is late."', False)
+    assert normalize_sentence("She asked: 'Why?'") == ("She asked: 'Why?'", False)
+    assert normalize_sentence("It was great (really).") == ("It was great (really).", False)
+    assert normalize_sentence('She said "hello"') == ('She said "hello".', True)
     assert rewrite_share("a b c d", "a b c d") == 0.0
     assert rewrite_share("a b c d", "a x c d") == 0.25
 
@@ -157,3 +162,12 @@ def test_a_pattern_overrules_an_answer_whose_word_only_contains_its_fix(tutor):
     c = with_patterns.interpret("I didn't went to the party.", ids, lps)
     assert c.corrected == "I didn't go to the party."
     assert [(e.original, e.replacement) for e in c.edits] == [("went", "go")]
+
+
+def test_an_answer_that_changes_nothing_says_so_whatever_its_gloss(tutor):
+    """A gloss that names an edit beside an answer equal to the sentence (the model's answer only
+    dropped a full stop the tutor had added) is never shown: nothing changed, "sin errores"."""
+    ids, lps = answer(tutor, "Yesterday I went to the store / pasado irregular: goed → went")
+    c = tutor.interpret("Yesterday I went to the store", ids, lps)
+    assert c.corrected == c.sentence and c.edits == [] and not c.changed
+    assert c.gloss == "sin errores"

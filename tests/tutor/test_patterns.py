@@ -72,6 +72,10 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("Can you tell me what time is it?", [("is it", "it is", "word_order")]),
         ("I wonder how is your mother.", [("is your mother", "your mother is", "word_order")]),
         ("She can speaks English very well.", [("speaks", "speak", "verb_form")]),
+        ("I need that you help me.", [("that you help", "you to help", "verb_pattern")]),
+        ("What means this word?", [("means this word", "does this word mean", "question_order")]),
+        ("My name is Ana and I have 16.", [("have", "am", "age_have")]),
+        ("Each students has a book.", [("students", "student", "noun_number")]),
         ("He will goes to the party.", [("goes", "go", "verb_form")]),
         ("It must has a reason.", [("has", "have", "verb_form")]),
         ("I have a lot of friend in London.", [("friend", "friends", "noun_number")]),
@@ -293,6 +297,11 @@ def test_a_pattern_is_fixed(sentence, expected):
         "Where is the station?",  # a question of its own
         "I don't know what is the best.",  # "what" may be the subject
         "His will says nothing.",  # a noun's "will"
+        "I have 16 cats.",  # a number of things
+        "It fulfills the needs that we have today.",  # a noun's "needs"
+        "They have 2 and we have 3.",
+        "Each of the students has a book.",
+        "What means more to you, money or time?",  # "what" is the subject
         "I spent a lot of time there.",  # an amount, not things counted
         "I visited all the city.",  # the whole city
         "I read all the book in one day.",

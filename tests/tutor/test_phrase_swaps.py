@@ -84,6 +84,21 @@ def fixed(sentence: str) -> str:
         ("He works like a teacher.", "He works as a teacher.", "preposition"),
         ("Tell to me the truth.", "Tell me the truth.", "verb_pattern"),
         ("By telling to his family, he felt better.", "By telling his family, he felt better.", "verb_pattern"),
+        ("I prefer stay at home.", "I prefer to stay at home.", "verb_pattern"),
+        (
+            "I am very exciting because we are going to London.",
+            "I am very excited because we are going to London.",
+            "word_confusion",
+        ),
+        ("I'm interesting in art.", "I'm interested in art.", "word_confusion"),
+        ("Some news are false.", "Some news is false.", "agreement"),
+        ("I worked all the day.", "I worked all day.", "determiner"),
+        ("We live near of the station.", "We live near the station.", "preposition"),
+        ("I speak a little of French.", "I speak a little French.", "preposition"),
+        ("I read it on internet.", "I read it on the internet.", "determiner"),
+        ("If I would be rich, I would travel.", "If I were rich, I would travel.", "verb_tense"),
+        ("Is there many people in the park?", "Are there many people in the park?", "there_is_plural"),
+        ("How do you call this in English?", "What do you call this in English?", "calque"),
         ("I asked to him the way.", "I asked him the way.", "verb_pattern"),
         ("We returned back to the hotel.", "We returned to the hotel.", "calque"),
         ("She fell in love of him.", "She fell in love with him.", "preposition"),
@@ -170,6 +185,8 @@ def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, catego
         "I'll await your reply.",
         "I think on the whole it was good.",  # an idiom
         "Technology has changed our daily life.",  # "life" as a whole: kept (annotators split on it)
+        "All the day was sunny.",  # the subject
+        "The film was exciting and we were happy.",
         "The box is in the way.",  # in the way: blocking it
         "I was on my way to school.",
         "We saw it on the morning of the wedding.",  # a day that "of" names
