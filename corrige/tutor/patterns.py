@@ -91,10 +91,13 @@ LISTEN_FORMS = frozenset("listen listens listened listening".split())
 # what "listen" cannot take without "to": a noun phrase's first word, or an object pronoun
 LISTEN_OBJECTS = frozenset("music the a my your his her our their this that these those me him us them".split())
 WORK_FORMS = frozenset("work works worked working".split())
-ABSTRACT_NOUNS = frozenset("life nature happiness society love".split())
+ABSTRACT_NOUNS = frozenset(
+    """life nature happiness society love technology education health friendship tourism pollution
+    unemployment violence freedom racism poverty knowledge""".split()
+)
 GENERIC_VERBS = frozenset("is was can has will makes gives".split())
 # nouns a learner gives "the" in the general sense ("la sociedad", "la naturaleza", "la humanidad")
-GENERAL_NOUNS = frozenset("society nature mankind humanity".split())
+GENERAL_NOUNS = frozenset("society nature mankind humanity pollution unemployment poverty tourism".split())
 
 
 @lru_cache(maxsize=4096)

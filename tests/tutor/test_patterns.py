@@ -141,6 +141,9 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("My sister is nurse in a hospital.", [("nurse", "a nurse", "profession_article")]),
         ("I'm engineer.", [("engineer", "an engineer", "profession_article")]),
         ("The life is hard.", [("The life", "Life", "generic_the")]),
+        ("The technology is changing our lives.", [("The technology", "Technology", "generic_the")]),
+        ("The education is very important.", [("The education", "Education", "generic_the")]),
+        ("The government must reduce the pollution.", [("the pollution", "pollution", "generic_the")]),
         ("Technology has changed the society.", [("the society", "society", "generic_the")]),
         ("This companies used all this cars.", [("This", "These", "noun_number"), ("this", "these", "noun_number")]),
         (
@@ -299,6 +302,8 @@ def test_a_pattern_is_fixed(sentence, expected):
         "His will says nothing.",  # a noun's "will"
         "I have 16 cats.",  # a number of things
         "It fulfills the needs that we have today.",  # a noun's "needs"
+        "The technology we use is old.",  # "we use" says which
+        "The pollution of the river is terrible.",
         "They have 2 and we have 3.",
         "Each of the students has a book.",
         "What means more to you, money or time?",  # "what" is the subject
