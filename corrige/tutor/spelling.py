@@ -68,6 +68,10 @@ LEARNER_MISSPELLINGS = {
     "exemple": "example",
     "adress": "address",
     "untill": "until",
+    # plurals made regular that old texts hold as words ("lifes", "wifes")
+    "lifes": "lives",
+    "wifes": "wives",
+    "futbol": "football",
     # a contraction without its apostrophe; "cant" and "wont" are words of their own
     **{
         w.replace("'", ""): w

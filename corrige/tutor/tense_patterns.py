@@ -290,8 +290,8 @@ def first_time(tokens: Sequence[Token], words: list[str], text: str) -> Iterator
             continue
         s = k + 4 + (words[k + 4] == "that")
         subject, verb = word_after(words, s), word_after(words, s + 1)
-        if verb in ("have", "has") and _is_participle(word_after(words, s + 2)):
-            continue  # already a present perfect (I have seen)
+        if verb in ("have", "has", "had"):
+            continue  # a perfect already (I have seen, I have ever travelled), or "have" a thing
         perfect = _perfect_of(subject, verb) if subject in PERFECT_AUXILIARY else None
         if perfect is not None:
             yield replace_tokens(tokens, s + 1, s + 2, perfect, "present_perfect", text)

@@ -302,6 +302,7 @@ def test_a_pattern_is_fixed(sentence, expected):
         "His will says nothing.",  # a noun's "will"
         "I have 16 cats.",  # a number of things
         "It fulfills the needs that we have today.",  # a noun's "needs"
+        "It's the first time I have ever travelled abroad.",  # a perfect already
         "The technology we use is old.",  # "we use" says which
         "The pollution of the river is terrible.",
         "They have 2 and we have 3.",

@@ -85,6 +85,17 @@ def fixed(sentence: str) -> str:
         ("Tell to me the truth.", "Tell me the truth.", "verb_pattern"),
         ("By telling to his family, he felt better.", "By telling his family, he felt better.", "verb_pattern"),
         ("I prefer stay at home.", "I prefer to stay at home.", "verb_pattern"),
+        ("We have made a lot of photos.", "We have taken a lot of photos.", "collocation"),  # not "have took"
+        (
+            "There are a lot of informations on the internet.",
+            "There is a lot of information on the internet.",
+            "uncountable",
+        ),  # the verb with its noun, not "There are a lot of information"
+        ("Everybody have a mobile phone nowadays.", "Everybody has a mobile phone nowadays.", "agreement"),
+        ("The film was so boring that I fell sleep.", "The film was so boring that I fell asleep.", "word_confusion"),
+        ("I've done a mistake.", "I've made a mistake.", "collocation"),
+        ("She has made her homework.", "She has done her homework.", "collocation"),
+        ("They have made a question.", "They have asked a question.", "collocation"),
         (
             "I am very exciting because we are going to London.",
             "I am very excited because we are going to London.",

@@ -85,6 +85,9 @@ def test_learners_misspellings_the_rule_gets_wrong_have_their_word():
     assert speller.suggest("wich") == "which" and speller.suggest("thier") == "their"  # "thier" is in the counts
     fixes = speller.fixes("I like this foto alot.")
     assert [(f.original, f.replacement) for f in fixes] == [("foto", "photo"), ("alot", "a lot")]
+    # old texts hold "lifes" and "wifes" as words: a learner's plural made regular all the same
+    speller = Speller({**COUNTS, "lifes": 40, "wifes": 12})
+    assert speller.suggest("lifes") == "lives" and speller.suggest("wifes") == "wives"
 
 
 def test_fixes_skip_capitalised_words_but_the_first_and_give_offsets(speller):
