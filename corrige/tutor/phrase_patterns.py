@@ -267,6 +267,23 @@ def although_but(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
         yield shared.replace_tokens(tokens, k, k + 2, ",", "calque", text)
 
 
+# people a clause after a comma says more about ("my friend Carlos, who is a doctor")
+PEOPLE_NOUNS = frozenset("friend brother sister mother father teacher doctor boss cousin uncle aunt neighbour".split())
+RELATIVE_VERBS = frozenset("is was lives lived works worked has had loves loved studies studied comes came".split())
+
+
+def who_after_a_name(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """My friend Carlos, that is a doctor → , who is a doctor: a clause between commas about a
+    person takes "who", never "that"."""
+    for i in range(2, len(words) - 2):
+        if words[i] != "," or words[i + 1] != "that" or words[i + 2] not in RELATIVE_VERBS:
+            continue
+        # a person's noun, or a name after one ("my friend Carlos"; "Spain, that is..." is no person)
+        named = tokens[i - 1].text[:1].isupper() and words[i - 2] in PEOPLE_NOUNS
+        if named or words[i - 1] in PEOPLE_NOUNS:
+            yield shared.replace_tokens(tokens, i + 1, i + 2, "who", "pronoun", text)
+
+
 def _gerund(word: str) -> str | None:
     forms = getInflection(word, "VBG")
     return forms[0] if forms else None
@@ -289,12 +306,20 @@ def gerund_after(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
         after_before = words[i - 1] in ("after", "before") and (i == 1 or words[i - 2] in (",", "and", "but"))
         after_before = after_before and words[i] in shared.THIRD_PERSON_VERBS  # not "Before daylight"
         thanks = words[i - 1] == "for" and any(w in FOR_ING for w in words[max(0, i - 5) : i - 1])
+        # experience in teach → teaching, good at cook → cooking: a preposition's verb is its -ing
+        after_preposition = words[i - 1] in GERUND_PREPOSITIONS and i >= 2 and words[i - 2] not in ("to", "order")
+        if after_preposition and set(getAllLemmas(words[i])) == {"VERB"} and shared.is_base_verb(words[i]):
+            gerund = _gerund(words[i])
+            if gerund:
+                yield shared.replace_tokens(tokens, i, i + 1, gerund, "verb_form", text)
+            continue
         if (forward or after_before or thanks or _used_to(words, i)) and _is_verb_here(words, i):
             gerund = _gerund(words[i])
             if gerund:
                 yield shared.replace_tokens(tokens, i, i + 1, gerund, "verb_form", text)
 
 
+GERUND_PREPOSITIONS = frozenset("in of about at without by".split())
 # a person used to something: "I am used to getting up early" (not "it is used to make bread")
 PERSON_BE = frozenset("i'm you're we're they're he's she's".split())
 PERSON_SUBJECTS = frozenset("i you we they he she".split())
@@ -515,6 +540,7 @@ PHRASE_RULES = (
     period_without_the,
     every_day,
     although_but,
+    who_after_a_name,
     gerund_after,
     quantities,
     fixed_phrases,

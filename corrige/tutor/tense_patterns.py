@@ -297,6 +297,20 @@ def first_time(tokens: Sequence[Token], words: list[str], text: str) -> Iterator
             yield replace_tokens(tokens, s + 1, s + 2, perfect, "present_perfect", text)
 
 
+def had_already(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """When we arrived, the party has already started → had already started: before a moment in the
+    past, what was finished by then takes the past perfect."""
+    if words[:1] != ["when"] or "," not in words:
+        return
+    comma = words.index(",")
+    if not any(_is_simple_past(w) for w in words[1:comma]):
+        return
+    for k in range(comma + 1, len(words) - 2):
+        if words[k] in ("has", "have") and words[k + 1] in ("already", "just") and _is_participle(words[k + 2]):
+            yield replace_tokens(tokens, k, k + 1, "had", "verb_tense", text)
+            return
+
+
 TENSE_RULES = (
     past_marker,
     perfect_with_past_time,
@@ -305,4 +319,5 @@ TENSE_RULES = (
     present_after_past,
     future_in_time_clause,
     first_time,
+    had_already,
 )

@@ -72,6 +72,11 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("Can you tell me what time is it?", [("is it", "it is", "word_order")]),
         ("I wonder how is your mother.", [("is your mother", "your mother is", "word_order")]),
         ("She can speaks English very well.", [("speaks", "speak", "verb_form")]),
+        ("She has a lot of experience in teach children.", [("teach", "teaching", "verb_form")]),
+        ("I am interested in learn English.", [("learn", "learning", "verb_form")]),
+        ("My friend Carlos, that is a doctor, helped me.", [("that", "who", "pronoun")]),
+        ("I told my brother, that lives in Madrid.", [("that", "who", "pronoun")]),
+        ("When we arrived, the party has already started.", [("has", "had", "verb_tense")]),
         ("I need that you help me.", [("that you help", "you to help", "verb_pattern")]),
         ("What means this word?", [("means this word", "does this word mean", "question_order")]),
         ("My name is Ana and I have 16.", [("have", "am", "age_have")]),
@@ -303,6 +308,11 @@ def test_a_pattern_is_fixed(sentence, expected):
         "I have 16 cats.",  # a number of things
         "It fulfills the needs that we have today.",  # a noun's "needs"
         "It's the first time I have ever travelled abroad.",  # a perfect already
+        "I am in love with her.",  # "love" a noun
+        "We talked about go to the beach.",  # "go" may be a noun ("have a go"): left
+        "I visited Spain, that is a beautiful country.",  # no person: not "who"
+        "When you arrive, the party has already started.",  # no past
+        "He said that is true.",
         "The technology we use is old.",  # "we use" says which
         "The pollution of the river is terrible.",
         "They have 2 and we have 3.",
