@@ -223,7 +223,7 @@ def age_with_be(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
     and I have 16 → I am 16 (one's own number of years in digits, where the clause ends: not "I have
     16 cats", not "they have 2")."""
     for i in range(1, len(words) - 1):
-        if words[i - 1 : i + 1] == ["i", "have"] and words[i + 1].isdigit() and 10 <= int(words[i + 1]) < 100:
+        if words[i] == "have" and words[i - 1] == "i" and words[i + 1].isdigit() and 10 <= int(words[i + 1]) < 100:
             if word_after(words, i + 2) in ENDS_A_PHRASE:  # one's own age said in digits, nothing after
                 yield replace_tokens(tokens, i, i + 1, "am", "age_have", text)
                 continue

@@ -231,6 +231,8 @@ def period_without_the(tokens: Sequence[Token], words: list[str], text: str) -> 
     verb whose object it is ("during the last week", "I spent the last week in bed"), not beside a
     perfect ("I have been ill the last week"), and "the next" only in a sentence about the future
     (a story's "we married the next year" is right)."""
+    if "last" not in words and "next" not in words:
+        return
     for k in range(len(words) - 2):
         if words[k] != "the" or words[k + 1] not in ("last", "next"):
             continue
@@ -302,13 +304,15 @@ def gerund_after(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
     """I look forward to hear from you → hearing; After finish school → After finishing; thank you for
     help me → helping; I am used to get up early → getting: where English wants the -ing form."""
     for i in range(1, len(words)):
+        if words[i - 1] not in GERUND_TRIGGERS:
+            continue  # most words: told at once
         forward = i >= 3 and words[i - 1] == "to" and words[i - 2] == "forward" and words[i - 3] in LOOK_FORMS
         after_before = words[i - 1] in ("after", "before") and (i == 1 or words[i - 2] in (",", "and", "but"))
         after_before = after_before and words[i] in shared.THIRD_PERSON_VERBS  # not "Before daylight"
         thanks = words[i - 1] == "for" and any(w in FOR_ING for w in words[max(0, i - 5) : i - 1])
         # experience in teach → teaching, good at cook → cooking: a preposition's verb is its -ing
         after_preposition = words[i - 1] in GERUND_PREPOSITIONS and i >= 2 and words[i - 2] not in ("to", "order")
-        if after_preposition and set(getAllLemmas(words[i])) == {"VERB"} and shared.is_base_verb(words[i]):
+        if after_preposition and _verb_only_base(words[i]):
             gerund = _gerund(words[i])
             if gerund:
                 yield shared.replace_tokens(tokens, i, i + 1, gerund, "verb_form", text)
@@ -320,6 +324,8 @@ def gerund_after(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
 
 
 GERUND_PREPOSITIONS = frozenset("in of about at without by".split())
+# the words after which gerund_after looks at all ("to": look forward to, used to)
+GERUND_TRIGGERS = GERUND_PREPOSITIONS | {"to", "after", "before", "for"}
 # a person used to something: "I am used to getting up early" (not "it is used to make bread")
 PERSON_BE = frozenset("i'm you're we're they're he's she's".split())
 PERSON_SUBJECTS = frozenset("i you we they he she".split())
@@ -365,7 +371,10 @@ def quantities(tokens: Sequence[Token], words: list[str], text: str) -> Iterator
         elif _counts_more_than_one(words, i) and tokens[i + 1].text.islower():
             yield from _plural_after(tokens, words, i + 1, text)
         elif (
-            _many_of(words, i) and noun in (COUNTED if word == "of" else COUNTED_WHOLE) and tokens[i + 1].text.islower()
+            noun in COUNTED  # first: most words are no such noun, and the test is a set's
+            and _many_of(words, i)
+            and (word == "of" or noun in COUNTED_WHOLE)
+            and tokens[i + 1].text.islower()
         ):
             # a lot of friend, all my friend → friends; also before the clause's verb (my friend live)
             after = shared.word_after(words, i + 2)
@@ -393,6 +402,12 @@ COUNTED = COUNTED_WHOLE | frozenset(
     computer phone scientist project kid plant member worker employee company product course exam lesson
     skill tool machine""".split()
 )
+
+
+@lru_cache(maxsize=4096)
+def _verb_only_base(word: str) -> bool:
+    """A verb's base form that is nothing else (teach, learn; not cook, go, love)."""
+    return set(getAllLemmas(word)) == {"VERB"} and shared.is_base_verb(word)
 
 
 @lru_cache(maxsize=4096)

@@ -67,7 +67,7 @@ def perfect_with_past_time(tokens: Sequence[Token], words: list[str], text: str)
     """Last summer we have visited London → visited; I have seen him two days ago → saw: a present
     perfect in the clause of a finished time (yesterday, last week, ... ago), where Spanish's
     "hemos visitado" reads as English's past. Not beside since/for/never..., where the perfect fits."""
-    if _PERFECT_FRIENDS & set(words):
+    if ("yesterday" not in words and "ago" not in words and "last" not in words) or _PERFECT_FRIENDS & set(words):
         return
     marks = _past_times(words)
     for i in range(len(words) - 2):
@@ -161,6 +161,8 @@ def present_since(tokens: Sequence[Token], words: list[str], text: str) -> Itera
     here since two years → have worked (and "for", by `since_for`): Spanish keeps the present
     with "desde" and "desde hace", English takes the present perfect. Only a subject pronoun and
     its verb in the clause of a "since" that starts a time; not in a question (Do you live...)."""
+    if "since" not in words:
+        return
     k = next((k for k, w in enumerate(words) if w == "since" and _since_a_time(words, k)), None)
     if k is None:
         return
@@ -195,6 +197,8 @@ def present_in_past_clause(tokens: Sequence[Token], words: list[str], text: str)
     """I go to the cinema yesterday → went; we play football last Sunday → played: a subject
     pronoun at the start of a clause, its verb in the present, a finished time later in the same
     clause ("Yesterday I go", with the time first, is `past_marker`'s)."""
+    if "yesterday" not in words and "ago" not in words and "last" not in words:
+        return  # no finished time: the common case, told cheaply
     if _NOT_A_STORY & set(words) or _PERFECT_FRIENDS & set(words):
         return
     marks = _past_times(words)
@@ -220,7 +224,7 @@ def present_after_past(tokens: Sequence[Token], words: list[str], text: str) -> 
     """I went to the cinema and I see a good film → saw: a story's first clause in the past (a
     subject pronoun and its verb), then "and" a subject pronoun and a verb of an event in the
     present."""
-    if _NOT_A_STORY & set(words):
+    if ("and" not in words and "then" not in words) or _NOT_A_STORY & set(words):
         return
     opened = any(words[i] in PAST_SUBJECTS and _is_simple_past(words[i + 1]) for i in range(min(len(words) - 1, 4)))
     if not opened:
@@ -262,6 +266,8 @@ def future_in_time_clause(tokens: Sequence[Token], words: list[str], text: str) 
     opened by when/if/before/after/until/once/unless (or "as soon as") takes a present where the
     main clause has the future. Only at the sentence's start or after a main clause with "will",
     and not after a verb that reports a question ("I don't know when he will come" is right)."""
+    if "will" not in words:
+        return
     for k, word in enumerate(words):
         if word in TIME_CLAUSE_OPENERS:
             s = k + 1
