@@ -56,6 +56,7 @@ UNCOUNTABLE_PLURALS = {
 # capitalised in English, and no other word when written in lower case ("may", "march" are)
 ALWAYS_CAPITALISED = CAPITALISED - frozenset({"may", "march", "august", "internet", "i"})
 AGE_SUBJECTS = {"i": "am", "you": "are", "we": "are", "they": "are"}
+AGE_BE = frozenset("am is are was were i'm he's she's we're they're you're".split())
 # spelled with a vowel but said with a consonant (a university), and the other way (an hour)
 # (not "uni-" as in uninterested, unimportant)
 A_BEFORE = tuple("univers unit unif unicorn union uniq unison use usu uti ure eu one once".split())
@@ -219,10 +220,16 @@ def _word_in_lower_case(word: str) -> bool:
 
 
 def age_with_be(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
-    """I have 20 years → I am 20 years old (not "I have 20 years of experience"); my name is Ana
-    and I have 16 → I am 16 (one's own number of years in digits, where the clause ends: not "I have
-    16 cats", not "they have 2")."""
-    for i in range(1, len(words) - 1):
+    """I have 20 years → I am 20 years old (not "I have 20 years of experience"); I'm 19 years → 19
+    years old (not "I am 19 years older"); my name is Ana and I have 16 → I am 16 (one's own number
+    of years in digits, where the clause ends: not "I have 16 cats", not "they have 2")."""
+    for i in range(len(words) - 1):
+        if words[i] in AGE_BE and is_age(words[i + 1]) and word_after(words, i + 2) == "years":
+            if word_after(words, i + 3) in ENDS_A_PHRASE:
+                yield replace_tokens(tokens, i + 2, i + 3, "years old", "age_have", text)
+            continue
+        if i == 0:
+            continue  # the rest want the subject before the verb
         if words[i] == "have" and words[i - 1] == "i" and words[i + 1].isdigit() and 10 <= int(words[i + 1]) < 100:
             if word_after(words, i + 2) in ENDS_A_PHRASE:  # one's own age said in digits, nothing after
                 yield replace_tokens(tokens, i, i + 1, "am", "age_have", text)

@@ -26,13 +26,19 @@ CLAUSE_WORDS = frozenset(
     it""".split()
 )
 LONGEST_OBJECT = 6  # words
+# a conjunction and a subject after an object: the object ended ("football and I play")
+JOINING = frozenset("and but because so when while".split())
+SUBJECTS = frozenset("i you he she we they it".split())
 
 
 def _object_end(tokens: Sequence[Token], words: list[str], start: int) -> int | None:
-    """Where an object that starts at `start` ends: at the clause's end (a punctuation mark or the
-    sentence's end), if it is one to six words with no other clause in them; None otherwise."""
+    """Where an object that starts at `start` ends: at the clause's end (a punctuation mark, the
+    sentence's end, or a conjunction before a new subject), if it is one to six words with no other
+    clause in them; None otherwise."""
     end = start
     while end < len(words) and tokens[end].is_word:
+        if end > start and words[end] in JOINING and shared.word_after(words, end + 1) in SUBJECTS:
+            return end  # "football and I play...": the next clause starts
         if words[end] in CLAUSE_WORDS or end - start >= LONGEST_OBJECT:
             return None
         end += 1

@@ -77,6 +77,12 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("My friend Carlos, that is a doctor, helped me.", [("that", "who", "pronoun")]),
         ("I told my brother, that lives in Madrid.", [("that", "who", "pronoun")]),
         ("When we arrived, the party has already started.", [("has", "had", "verb_tense")]),
+        (
+            "I like very much football and I play every Saturday.",
+            [("very much football", "football very much", "adverb_position")],
+        ),
+        ("I am 19 years and I am studying Law.", [("years", "years old", "age_have")]),
+        ("I'm 25 years.", [("years", "years old", "age_have")]),
         ("I need that you help me.", [("that you help", "you to help", "verb_pattern")]),
         ("What means this word?", [("means this word", "does this word mean", "question_order")]),
         ("My name is Ana and I have 16.", [("have", "am", "age_have")]),
@@ -313,6 +319,8 @@ def test_a_pattern_is_fixed(sentence, expected):
         "I visited Spain, that is a beautiful country.",  # no person: not "who"
         "When you arrive, the party has already started.",  # no past
         "He said that is true.",
+        "I like very much cats and dogs.",  # "and dogs": the object goes on
+        "He was 30 years in prison.",
         "The technology we use is old.",  # "we use" says which
         "The pollution of the river is terrible.",
         "They have 2 and we have 3.",

@@ -92,6 +92,42 @@ def fixed(sentence: str) -> str:
             "uncountable",
         ),  # the verb with its noun, not "There are a lot of information"
         ("Everybody have a mobile phone nowadays.", "Everybody has a mobile phone nowadays.", "agreement"),
+        (
+            "When I entered in the room, everybody shouted.",
+            "When I entered the room, everybody shouted.",
+            "preposition",
+        ),
+        ("In addition, nobody answered to my emails.", "In addition, nobody answered my emails.", "preposition"),
+        (
+            "I have called to customer service three times.",
+            "I have called customer service three times.",
+            "preposition",
+        ),
+        ("Visitors can also enjoy of the beaches.", "Visitors can also enjoy the beaches.", "preposition"),
+        ("We can meet in front the cinema at 7 pm.", "We can meet in front of the cinema at 7 pm.", "preposition"),
+        ("The restaurant is next the cathedral.", "The restaurant is next to the cathedral.", "preposition"),
+        ("The match starts in half hour, hurry up!", "The match starts in half an hour, hurry up!", "determiner"),
+        ("It gets very hot after few hours.", "It gets very hot after a few hours.", "determiner"),
+        ("Next day, a woman called me.", "The next day, a woman called me.", "determiner"),
+        (
+            "In the summer it is a lot of people on the beach.",
+            "In the summer there are a lot of people on the beach.",
+            "calque",
+        ),
+        ("It exists a lot of ways to learn a language.", "There are a lot of ways to learn a language.", "calque"),
+        ("At night it makes a lot of cold.", "At night it is very cold.", "calque"),
+        ("Last year I made a course of first aid.", "Last year I did a course of first aid.", "collocation"),
+        ("We are thinking to go to the mountains.", "We are thinking of going to the mountains.", "verb_pattern"),
+        ("I am very happy of it.", "I am very happy with it.", "preposition"),
+        ("The film is based in a true story.", "The film is based on a true story.", "preposition"),
+        ("It's raining, take you umbrella.", "It's raining, take your umbrella.", "pronoun"),
+        (
+            "The actors are very good, specially the main character.",
+            "The actors are very good, especially the main character.",
+            "word_confusion",
+        ),
+        ("I'm going to do a barbecue on Saturday.", "I'm going to have a barbecue on Saturday.", "calque"),
+        ("I'm late because there are a lot of traffic.", "I'm late because there is a lot of traffic.", "uncountable"),
         ("The film was so boring that I fell sleep.", "The film was so boring that I fell asleep.", "word_confusion"),
         ("I've done a mistake.", "I've made a mistake.", "collocation"),
         ("She has made her homework.", "She has done her homework.", "collocation"),
@@ -197,6 +233,12 @@ def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, catego
         "I think on the whole it was good.",  # an idiom
         "Technology has changed our daily life.",  # "life" as a whole: kept (annotators split on it)
         "All the day was sunny.",  # the subject
+        "Did you enter into an agreement?",  # enter into: to make (an agreement)
+        "The cars were our answer to the needs of the city.",  # "answer" a noun
+        "He can make a call to his daughter.",
+        "I am happy of course.",  # "of course"
+        "The next day was sunny.",  # "next day" as the subject
+        "It was specially designed for children.",  # specially: for a purpose
         "The film was exciting and we were happy.",
         "The box is in the way.",  # in the way: blocking it
         "I was on my way to school.",
