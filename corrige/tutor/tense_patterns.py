@@ -286,19 +286,28 @@ def future_in_time_clause(tokens: Sequence[Token], words: list[str], text: str) 
 
 
 FIRST_TIME_OPENERS = (["it's", "the", "first", "time"], ["is", "the", "first", "time"])
+PAST_FIRST_TIME = ["was", "the", "first", "time"]
 
 
 def first_time(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """It's the first time I visit London → I have visited: "es la primera vez que visito" takes
-    English's present perfect."""
+    English's present perfect; It was the first time that I see snow → saw, a story's past."""
+    if "first" not in words:
+        return
     for k in range(len(words) - 5):
-        if words[k : k + 4] not in FIRST_TIME_OPENERS:
+        past = words[k : k + 4] == PAST_FIRST_TIME
+        if words[k : k + 4] not in FIRST_TIME_OPENERS and not past:
             continue
         s = k + 4 + (words[k + 4] == "that")
         subject, verb = word_after(words, s), word_after(words, s + 1)
-        if verb in ("have", "has", "had"):
+        if verb in ("have", "has", "had") or subject not in PERFECT_AUXILIARY:
             continue  # a perfect already (I have seen, I have ever travelled), or "have" a thing
-        perfect = _perfect_of(subject, verb) if subject in PERFECT_AUXILIARY else None
+        if past:  # It was the first time I see snow → saw (a story's past)
+            simple = past_of(verb)
+            if simple is not None:
+                yield replace_tokens(tokens, s + 1, s + 2, simple, "past_marker", text)
+            continue
+        perfect = _perfect_of(subject, verb)
         if perfect is not None:
             yield replace_tokens(tokens, s + 1, s + 2, perfect, "present_perfect", text)
 

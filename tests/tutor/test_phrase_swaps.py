@@ -128,6 +128,37 @@ def fixed(sentence: str) -> str:
         ),
         ("I'm going to do a barbecue on Saturday.", "I'm going to have a barbecue on Saturday.", "calque"),
         ("I'm late because there are a lot of traffic.", "I'm late because there is a lot of traffic.", "uncountable"),
+        (
+            "The most of the students think it is expensive.",
+            "Most of the students think it is expensive.",
+            "determiner",
+        ),
+        (
+            "My brother and me are going to visit you in July.",
+            "My brother and I are going to visit you in July.",
+            "pronoun",
+        ),
+        (
+            "I recommend this film to everyone who like adventure.",
+            "I recommend this film to everyone who likes adventure.",
+            "agreement",
+        ),
+        (
+            "I would appreciate if you could solve this problem.",
+            "I would appreciate it if you could solve this problem.",
+            "pronoun",
+        ),
+        ("The prices are a bit high, but it worth it.", "The prices are a bit high, but it is worth it.", "verb_form"),
+        (
+            "The purpose of this report is evaluate the new sports centre.",
+            "The purpose of this report is to evaluate the new sports centre.",
+            "verb_form",
+        ),
+        (
+            "The plot is very complicate and sometimes difficult.",
+            "The plot is very complicated and sometimes difficult.",
+            "word_confusion",
+        ),
         ("The film was so boring that I fell sleep.", "The film was so boring that I fell asleep.", "word_confusion"),
         ("I've done a mistake.", "I've made a mistake.", "collocation"),
         ("She has made her homework.", "She has done her homework.", "collocation"),
@@ -239,6 +270,7 @@ def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, catego
         "I am happy of course.",  # "of course"
         "The next day was sunny.",  # "next day" as the subject
         "It was specially designed for children.",  # specially: for a purpose
+        "He saw my brother and me at the party.",  # "me" an object
         "The film was exciting and we were happy.",
         "The box is in the way.",  # in the way: blocking it
         "I was on my way to school.",
