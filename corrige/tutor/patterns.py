@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from lemminflect import getAllLemmas, getInflection
 
+from corrige.tutor.clause_patterns import CLAUSE_RULES
 from corrige.tutor.edit_labels import CAPITALISED
 from corrige.tutor.edits import Edit, Token, non_overlapping, tokenize
 from corrige.tutor.pattern_words import (
@@ -338,6 +339,7 @@ RULES = (
     phrase_swaps,  # the table of whole phrases (phrase_swaps.txt): data, not a rule per phrase
     *WORD_ORDER_RULES,  # before the rules of single words inside what they move ("very much animals")
     *PHRASE_RULES,
+    *CLAUSE_RULES,
     third_person,
     people_plural,
     verb_patterns,

@@ -214,78 +214,6 @@ def country_article(tokens: Sequence[Token], words: list[str], text: str) -> Ite
                 yield shared.replace_tokens(tokens, i, i + 2, tokens[i + 1].text, "determiner", text)
 
 
-# weeks, months... that "last" and "next" name without "the" ("el verano pasado": last summer)
-NAMED_PERIODS = frozenset("week month year summer winter spring autumn weekend".split())
-# after these "the last week" is a stretch of time (during the last week, spent the last week)
-PERIOD_TAKERS = frozenset(
-    """in during for of over at on since until till throughout from to by within all about after before
-    spend spent spends spending enjoy enjoyed remember remembered is was were are be been 's""".split()
-)
-FUTURE_WORDS = frozenset("will 'll going plan plans hope hopes want wants would".split())
-
-
-def period_without_the(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
-    """I visited Paris the last summer → last summer; I will go there the next week → next week:
-    "last" and "next" say which week, as "el pasado"/"el próximo" do with "el". Only where the
-    phrase ends its clause (or opens the sentence before its subject), not after a preposition or a
-    verb whose object it is ("during the last week", "I spent the last week in bed"), not beside a
-    perfect ("I have been ill the last week"), and "the next" only in a sentence about the future
-    (a story's "we married the next year" is right)."""
-    if "last" not in words and "next" not in words:
-        return
-    for k in range(len(words) - 2):
-        if words[k] != "the" or words[k + 1] not in ("last", "next"):
-            continue
-        if words[k + 2] not in NAMED_PERIODS and not (words[k + 1] == "next" and words[k + 2] in shared.DAYS):
-            continue  # "the next Saturday" is next Saturday where the sentence is about the future
-        after = shared.word_after(words, k + 3)
-        opens = k == 0 and (after == "," or after in shared.PAST_SUBJECTS)
-        ends = k > 0 and words[k - 1] not in PERIOD_TAKERS and after in shared.ENDS_A_PHRASE
-        if not (opens or ends):
-            continue
-        if words[k + 1] == "last" and {"have", "has", "'ve"} & set(words):
-            continue
-        if words[k + 1] == "next" and not (FUTURE_WORDS & set(words) or any(w.endswith("'ll") for w in words)):
-            continue
-        yield shared.replace_tokens(tokens, k, k + 3, shared.span_text(tokens, text, k + 1, k + 3), "determiner", text)
-
-
-def every_day(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
-    """I go to school all the days → every day ("todos los días"), where the phrase ends its clause
-    ("all the days of my life" is right)."""
-    for k in range(len(words) - 2):
-        if words[k : k + 3] == ["all", "the", "days"] and shared.word_after(words, k + 3) in shared.ENDS_A_PHRASE:
-            yield shared.replace_tokens(tokens, k, k + 3, "every day", "calque", text)
-
-
-def although_but(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
-    """Although it was cold, but we went out → Although it was cold, we went out ("aunque…, pero"):
-    one of the two clauses says "but" already."""
-    opens = 2 if words[:2] == ["even", "though"] else 1 if words[:1] in (["although"], ["though"]) else 0
-    if not opens:
-        return
-    k = next((k for k in range(opens + 1, len(words) - 1) if words[k] == ","), None)
-    if k is not None and words[k + 1] == "but":  # the comma that ends the "although" clause
-        yield shared.replace_tokens(tokens, k, k + 2, ",", "calque", text)
-
-
-# people a clause after a comma says more about ("my friend Carlos, who is a doctor")
-PEOPLE_NOUNS = frozenset("friend brother sister mother father teacher doctor boss cousin uncle aunt neighbour".split())
-RELATIVE_VERBS = frozenset("is was lives lived works worked has had loves loved studies studied comes came".split())
-
-
-def who_after_a_name(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
-    """My friend Carlos, that is a doctor → , who is a doctor: a clause between commas about a
-    person takes "who", never "that"."""
-    for i in range(2, len(words) - 2):
-        if words[i] != "," or words[i + 1] != "that" or words[i + 2] not in RELATIVE_VERBS:
-            continue
-        # a person's noun, or a name after one ("my friend Carlos"; "Spain, that is..." is no person)
-        named = tokens[i - 1].text[:1].isupper() and words[i - 2] in PEOPLE_NOUNS
-        if named or words[i - 1] in PEOPLE_NOUNS:
-            yield shared.replace_tokens(tokens, i + 1, i + 2, "who", "pronoun", text)
-
-
 def _gerund(word: str) -> str | None:
     forms = getInflection(word, "VBG")
     return forms[0] if forms else None
@@ -552,10 +480,6 @@ PHRASE_RULES = (
     durations,
     purpose_bare_verb,
     country_article,
-    period_without_the,
-    every_day,
-    although_but,
-    who_after_a_name,
     gerund_after,
     quantities,
     fixed_phrases,

@@ -1,10 +1,13 @@
 """Words a Spanish speaker puts where Spanish puts them: "I like very much football" (me gusta
-mucho el fútbol), "Can you explain me the problem?" (¿me puedes explicar el problema?) and "I
-want that you come" (quiero que vengas). English wants the object right after its verb, then "very
-much", then "to me"; and after "want" the person, then "to" and the verb.
+mucho el fútbol), "Can you explain me the problem?" (¿me puedes explicar el problema?), "I want
+that you come" (quiero que vengas), "Do you know where is the station?" (¿sabes dónde está la
+estación?) and "What means this word?" (¿qué significa esta palabra?). English wants the object
+right after its verb, then "very much", then "to me"; after "want" the person, then "to" and the
+verb; and a question inside a sentence in a statement's order.
 
-Both rules move a short object, up to the end of its clause, and only after the verbs that take
-it; an object that goes on into another clause ("I like very much that you came") is left alone.
+The rules that move an object move a short one, up to the end of its clause, and only after the
+verbs that take it; an object that goes on into another clause ("I like very much that you came")
+is left alone.
 """
 
 from __future__ import annotations
