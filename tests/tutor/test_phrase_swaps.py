@@ -159,6 +159,11 @@ def fixed(sentence: str) -> str:
             "The plot is very complicated and sometimes difficult.",
             "word_confusion",
         ),
+        ("You must say the truth.", "You must tell the truth.", "collocation"),
+        ("We made a walk along the beach.", "We took a walk along the beach.", "collocation"),
+        ("After lunch we gave a walk.", "After lunch we took a walk.", "collocation"),
+        ("Let's go to a walk.", "Let's go for a walk.", "preposition"),
+        ("Can I do a question?", "Can I ask a question?", "collocation"),
         ("The film was so boring that I fell sleep.", "The film was so boring that I fell asleep.", "word_confusion"),
         ("I've done a mistake.", "I've made a mistake.", "collocation"),
         ("She has made her homework.", "She has done her homework.", "collocation"),
@@ -271,6 +276,8 @@ def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, catego
         "The next day was sunny.",  # "next day" as the subject
         "It was specially designed for children.",  # specially: for a purpose
         "He saw my brother and me at the party.",  # "me" an object
+        "He said the truth was hard.",  # "said [that] the truth was"
+        "I'll take a coffee, please.",  # ordering
         "The film was exciting and we were happy.",
         "The box is in the way.",  # in the way: blocking it
         "I was on my way to school.",
