@@ -25,6 +25,8 @@ THIRD_PERSON_VERBS = frozenset(
 DAYS = frozenset(w for w in CAPITALISED if w.endswith(("day", "days")))
 PAST_PERIODS = DAYS | frozenset("night week month year summer winter spring autumn weekend".split())
 PAST_SUBJECTS = frozenset("i you we they he she".split())
+SUBJECT_PRONOUNS = PAST_SUBJECTS | {"it"}
+BE_FORMS = frozenset("am are is was were".split())
 
 
 _UNITS = "one two three four five six seven eight nine".split()
@@ -91,4 +93,14 @@ def past_of(verb: str) -> str | None:
         if lemma in THIRD_PERSON_VERBS and lemma not in ("have", "do") and verb in (lemma, third_person_of(lemma)):
             past = getInflection(lemma, "VBD")
             return past[0] if past and past[0] != lemma else None
+    return None
+
+
+@lru_cache(maxsize=4096)
+def base_of_past(word: str) -> str | None:
+    """The base form of a verb's simple past (went → go, wanted → want), None for anything else
+    (a past that is its base form too: "put", "read")."""
+    for lemma in getAllLemmas(word).get("VERB", ()):
+        if word != lemma and word in getInflection(lemma, "VBD") and word not in getInflection(lemma, "VB"):
+            return lemma
     return None

@@ -18,7 +18,7 @@ from lemminflect import getAllLemmas, getInflection
 
 from corrige.tutor.clause_patterns import CLAUSE_RULES
 from corrige.tutor.edit_labels import CAPITALISED
-from corrige.tutor.edits import Edit, Token, non_overlapping, tokenize
+from corrige.tutor.edits import Edit, Token, tokenize
 from corrige.tutor.pattern_words import (
     DAYS,
     ENDS_A_PHRASE,
@@ -371,4 +371,4 @@ def pattern_fixes(sentence: str) -> list[Edit]:
     for edit in (e for rule in RULES for e in rule(tokens, words, sentence)):
         if all(edit.end <= k.start or edit.start >= k.end for k in kept):
             kept.append(edit)
-    return non_overlapping(kept)
+    return sorted(kept, key=lambda e: (e.start, e.end))

@@ -69,7 +69,6 @@ PREPOSITIONS = frozenset(
 )
 POSSESSIVES = frozenset("my your his her our their".split())
 GROUP_NOUNS = frozenset("family team staff police government class company band crew audience public".split())
-SUBJECT_PRONOUNS = frozenset("i you he she it we they".split())
 # "what he could to help", "all I can to win", "as much as we can to": the modal's verb is left out
 ELLIPSIS_OPENERS = frozenset("what all everything anything something as much whatever nothing best".split())
 MODALS = frozenset("can can't cannot could couldn't should shouldn't must mustn't will won't might would".split())
@@ -170,7 +169,7 @@ def modal_to(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[E
         if words[i] != "to" or words[i - 1] not in MODALS or not shared.is_base_verb(words[i + 1]):
             continue
         subject, before = words[i - 2], words[i - 3] if i > 2 else "."
-        if (subject in SUBJECT_PRONOUNS or shared.is_plural_noun(subject)) and before not in ELLIPSIS_OPENERS:
+        if (subject in shared.SUBJECT_PRONOUNS or shared.is_plural_noun(subject)) and before not in ELLIPSIS_OPENERS:
             yield shared.replace_tokens(
                 tokens, i - 1, i + 2, f"{tokens[i - 1].text} {tokens[i + 1].text}", "verb_form", text
             )
@@ -181,7 +180,7 @@ def modal_bare_verb(tokens: Sequence[Token], words: list[str], text: str) -> Ite
     the verb is bare. Only a subject pronoun's modal ("his will says" has a noun, a will), where no
     noun can follow ("she will works" is no "the can works")."""
     for i in range(1, len(words) - 1):
-        if words[i] not in MODALS or words[i - 1] not in SUBJECT_PRONOUNS:
+        if words[i] not in MODALS or words[i - 1] not in shared.SUBJECT_PRONOUNS:
             continue
         verb = words[i + 1]
         base = "have" if verb == "has" else _base_of_third_person(verb)
@@ -256,8 +255,6 @@ GERUND_PREPOSITIONS = frozenset("in of about at without by".split())
 GERUND_TRIGGERS = GERUND_PREPOSITIONS | {"to", "after", "before", "for"}
 # a person used to something: "I am used to getting up early" (not "it is used to make bread")
 PERSON_BE = frozenset("i'm you're we're they're he's she's".split())
-PERSON_SUBJECTS = frozenset("i you we they he she".split())
-BE_FORMS = frozenset("am are is was were".split())
 GET_FORMS = frozenset("get gets got getting".split())
 
 
@@ -267,7 +264,7 @@ def _used_to(words: list[str], i: int) -> bool:
     if i < 3 or words[i - 2 : i] != ["used", "to"]:
         return False
     before = words[i - 3]
-    person_be = before in PERSON_BE or (before in BE_FORMS and i >= 4 and words[i - 4] in PERSON_SUBJECTS)
+    person_be = before in PERSON_BE or (before in shared.BE_FORMS and i >= 4 and words[i - 4] in shared.PAST_SUBJECTS)
     return person_be or before in GET_FORMS
 
 
@@ -365,7 +362,7 @@ def _determines(words: list[str], i: int) -> bool:
     determiner only at the start or after a preposition ("I think that cars are" is a clause)."""
     after = shared.word_after(words, i + 2)
     lemmas = getAllLemmas(after)
-    if not (after in NOUN_PHRASE_ENDS | SUBJECT_PRONOUNS or ("VERB" in lemmas and "NOUN" not in lemmas)):
+    if not (after in NOUN_PHRASE_ENDS | shared.SUBJECT_PRONOUNS or ("VERB" in lemmas and "NOUN" not in lemmas)):
         return False
     if any(after in getInflection(v, "VBZ") for v in lemmas.get("VERB", ())) or after in ("is", "was", "has"):
         return False  # "this phenomena reminds": the learner's noun is one thing, the verb says so
@@ -440,22 +437,13 @@ def after_did(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[
             k = i + 1
         elif word == "did" and shared.word_after(words, i + 1) == "not":
             k = i + 2
-        elif word == "did" and shared.word_after(words, i + 1) in SUBJECT_PRONOUNS:
+        elif word == "did" and shared.word_after(words, i + 1) in shared.SUBJECT_PRONOUNS:
             k = i + 2  # a question: "did you saw"
         else:
             continue
-        base = _base_of_past(shared.word_after(words, k))
+        base = shared.base_of_past(shared.word_after(words, k))
         if base and tokens[k].text.islower():
             yield shared.replace_tokens(tokens, k, k + 1, base, "verb_form", text)
-
-
-@lru_cache(maxsize=4096)
-def _base_of_past(word: str) -> str | None:
-    """The base form of a verb's simple past (went → go, wanted → want), None for anything else."""
-    for lemma in getAllLemmas(word).get("VERB", ()):
-        if word != lemma and word in getInflection(lemma, "VBD") and word not in getInflection(lemma, "VB"):
-            return lemma
-    return None
 
 
 def calques(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:

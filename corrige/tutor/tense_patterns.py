@@ -22,6 +22,7 @@ from corrige.tutor.pattern_words import (
     PAST_PERIODS,
     PAST_SUBJECTS,
     TIME_UNITS,
+    base_of_past,
     is_number,
     past_of,
     replace_tokens,
@@ -105,7 +106,7 @@ def _past_of_been(words: list[str], i: int) -> str:
 
 # the auxiliary of a present perfect after each subject pronoun
 PERFECT_AUXILIARY = {"i": "have", "you": "have", "we": "have", "they": "have", "he": "has", "she": "has"}
-PRESENT_BE = {"i": "am", "you": "are", "we": "are", "they": "are", "he": "is", "she": "is"}
+PRESENT_BE = {"i": "am", "you": "are", "we": "are", "they": "are", "he": "is", "she": "is", "it": "is"}
 MONTHS = frozenset("january february march april may june july august september october november december".split())
 
 
@@ -210,23 +211,15 @@ def present_in_past_clause(tokens: Sequence[Token], words: list[str], text: str)
             yield replace_tokens(tokens, i + 1, i + 2, past, "past_marker", text)
 
 
-@lru_cache(maxsize=4096)
-def _is_simple_past(word: str) -> bool:
-    """went, visited, saw: a verb's simple past that is not also its base form ("put", "read")."""
-    for lemma in getAllLemmas(word).get("VERB", ()):
-        past = getInflection(lemma, "VBD")
-        if past and word == past[0] != lemma:
-            return True
-    return False
-
-
 def present_after_past(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """I went to the cinema and I see a good film → saw: a story's first clause in the past (a
     subject pronoun and its verb), then "and" a subject pronoun and a verb of an event in the
     present."""
     if ("and" not in words and "then" not in words) or _NOT_A_STORY & set(words):
         return
-    opened = any(words[i] in PAST_SUBJECTS and _is_simple_past(words[i + 1]) for i in range(min(len(words) - 1, 4)))
+    opened = any(
+        words[i] in PAST_SUBJECTS and base_of_past(words[i + 1]) is not None for i in range(min(len(words) - 1, 4))
+    )
     if not opened:
         return
     for i in range(2, len(words) - 1):
@@ -245,13 +238,12 @@ _REPORTED = frozenset(
     """know knows knew tell told ask asked wonder wondering sure certain idea say said decide check
     whether see find remember doubt""".split()
 )
-PRESENT_OF_BE = {"i": "am", "you": "are", "we": "are", "they": "are", "he": "is", "she": "is", "it": "is"}
 
 
 def _present_of(subject: str, verb: str) -> str | None:
     """The present tense of base verb `verb` after `subject` ("he", "arrive" → "arrives")."""
     if verb == "be":
-        return PRESENT_OF_BE[subject]
+        return PRESENT_BE[subject]
     if verb not in getAllLemmas(verb).get("VERB", ()):
         return None
     if subject in ("he", "she", "it"):
@@ -275,7 +267,7 @@ def future_in_time_clause(tokens: Sequence[Token], words: list[str], text: str) 
             s = k + 3
         else:
             continue
-        if word_after(words, s) not in PRESENT_OF_BE or word_after(words, s + 1) != "will":
+        if word_after(words, s) not in PRESENT_BE or word_after(words, s + 1) != "will":
             continue
         before = words[:k]
         if k > 0 and ("will" not in before and not any(w.endswith("'ll") for w in before) or _REPORTED & set(before)):
@@ -318,7 +310,7 @@ def had_already(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
     if words[:1] != ["when"] or "," not in words:
         return
     comma = words.index(",")
-    if not any(_is_simple_past(w) for w in words[1:comma]):
+    if not any(base_of_past(w) is not None for w in words[1:comma]):
         return
     for k in range(comma + 1, len(words) - 2):
         if words[k] in ("has", "have") and words[k + 1] in ("already", "just") and _is_participle(words[k + 2]):

@@ -31,7 +31,6 @@ CLAUSE_WORDS = frozenset(
 LONGEST_OBJECT = 6  # words
 # a conjunction and a subject after an object: the object ended ("football and I play")
 JOINING = frozenset("and but because so when while".split())
-SUBJECTS = frozenset("i you he she we they it".split())
 
 
 def _object_end(tokens: Sequence[Token], words: list[str], start: int) -> int | None:
@@ -40,7 +39,7 @@ def _object_end(tokens: Sequence[Token], words: list[str], start: int) -> int | 
     clause in them; None otherwise."""
     end = start
     while end < len(words) and tokens[end].is_word:
-        if end > start and words[end] in JOINING and shared.word_after(words, end + 1) in SUBJECTS:
+        if end > start and words[end] in JOINING and shared.word_after(words, end + 1) in shared.SUBJECT_PRONOUNS:
             return end  # "football and I play...": the next clause starts
         if words[end] in CLAUSE_WORDS or end - start >= LONGEST_OBJECT:
             return None
@@ -108,7 +107,6 @@ ASKING = frozenset(
     "know knows knew tell told wonder wondering wondered ask asked asking understand remember sure idea".split()
 )
 QUESTION_OPENERS = frozenset("where what when why how".split())
-BE_FORMS = frozenset("is are was were".split())
 PHRASE_OPENERS = frozenset("the a an my your his her our their this that these those".split())
 OBJECTS = frozenset("me us him her them you".split())
 
@@ -128,7 +126,7 @@ def question_inside(tokens: Sequence[Token], words: list[str], text: str) -> Ite
         if words[i : i + 4] == ["what", "time", "is", "it"]:
             yield shared.replace_tokens(tokens, i + 2, i + 4, "it is", "word_order", text)
             continue
-        if words[i + 1] not in BE_FORMS or shared.word_after(words, i + 2) not in PHRASE_OPENERS:
+        if words[i + 1] not in shared.BE_FORMS or shared.word_after(words, i + 2) not in PHRASE_OPENERS:
             continue
         end = _object_end(tokens, words, i + 2)
         if end is None or end - (i + 2) > 4 or not _ends_in_noun(tokens, words, end - 1):
