@@ -47,6 +47,7 @@ from corrige.tutor.plausibility import (
     content_mismatch,
     load_known_words,
     load_word_counts,
+    too_made_to,
     unknown_words,
 )
 from corrige.tutor.rescoring import Rescorer, RescoringConfig
@@ -254,6 +255,8 @@ class TutorFront:
         if self.speller is not None or self.config.patterns or self.rescorer is not None:
             correction = self._add_fixes(correction)
         correction = name_what_changed(correction)
+        if correction.edits:
+            correction = _without_degree_too(correction)
         if self.config.check_agreement and correction.edits:
             correction = _agree_with_subject(correction)
         if self.rescorer is not None and correction.edits:
@@ -425,6 +428,14 @@ def _agree_with_subject(c: Correction) -> Correction:
     if not wrong:
         return c
     return _with_edits(c, [e for e in c.edits if e not in wrong], "agreement")
+
+
+def _without_degree_too(c: Correction) -> Correction:
+    """`c` without an edit that writes "to" for the "too" of a degree ("too many things")."""
+    wrong = [e for e in c.edits if too_made_to(c.sentence, e.original, e.replacement, e.end)]
+    if not wrong:
+        return c
+    return _with_edits(c, [e for e in c.edits if e not in wrong], "too_degree")
 
 
 def _named_as_patterns(c: Correction, rules: Sequence[Edit]) -> Correction:

@@ -31,6 +31,9 @@ SINGULAR_NOUNS = frozenset({"NN", "NNP"})
 PLURAL_NOUNS = frozenset({"NNS", "NNPS"})
 SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 CLAUSE_SUBJECTS = frozenset({"csubj", "csubjpass"})
+# subjects whose verb agrees with the noun after their "of": "a lot of people think", "the
+# majority of students are", "a number of cars were"
+QUANTITIES = frozenset("lot lots majority number plenty rest most some many all half couple bunch".split())
 
 
 @functools.cache
@@ -79,12 +82,23 @@ def subject_number(doc: Any, start: int, end: int) -> str | None:
                 continue
             if any(c.dep_ == "conj" for c in child.children):  # "John and Mary"
                 return "plural"
+            child = _counted(child)
             if child.tag_ in SINGULAR_NOUNS:
                 return "singular"
             if child.tag_ in PLURAL_NOUNS:
                 return "plural"
             return None  # a pronoun, a number, a word the parser cannot tell
     return None
+
+
+def _counted(subject: Any) -> Any:
+    """The noun a quantity counts ("a lot of people think": people), else the subject itself."""
+    if subject.lower_ not in QUANTITIES:
+        return subject
+    for prep in subject.children:
+        if prep.dep_ == "prep" and prep.lower_ == "of":
+            return next((o for o in prep.children if o.dep_ == "pobj"), subject)
+    return subject
 
 
 def against_subject(sentence: str, edits: Sequence[Edit]) -> list[Edit]:

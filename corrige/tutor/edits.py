@@ -21,6 +21,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
@@ -194,6 +195,7 @@ def diff_edits(source: str, corrected: str, gloss: str | None = None) -> list[Ed
     occurrences = _occurrences(a, items)
     used: set[int] = set()
     edits = []
+    cores: list[tuple[int, int]] = []  # the source tokens each edit changes, before widening
     for i1, i2, j1, j2, c1, c2 in _align(a, b, source, corrected):
         start, end = _char_span(a, i1, i2, source)
         rstart, rend = _char_span(b, j1, j2, corrected)
@@ -203,12 +205,49 @@ def diff_edits(source: str, corrected: str, gloss: str | None = None) -> list[Ed
         if parts:  # one changed stretch that is two explained edits side by side
             used.update(o[0] for o in touching)
             edits.extend(parts)
+            cores.extend([(-1, -1)] * len(parts))
             continue
         hits = [(k, cat) for (k, _, _, cat) in touching]
         fresh = [h for h in hits if h[0] not in used]
         k, category = (fresh or hits or [(-1, OTHER)])[0]
         used.add(k)
         edits.append(replace(edit, category=category))
+        cores.append((c1, c2))
+    return _as_items(edits, cores, occurrences, a, items, source)
+
+
+def _as_items(
+    edits: list[Edit],
+    cores: list[tuple[int, int]],
+    occurrences: list[tuple[int, int, int, str]],
+    a: Sequence[Token],
+    items: Sequence[GlossItem],
+    source: str,
+) -> list[Edit]:
+    """The edits told as the gloss item that makes the same change, where one does: a word moved
+    ("very much the tennis → the tennis very much", not "very → the tennis very" and "the tennis
+    but → but") or put in after the word it goes with ("enjoyed → enjoyed ourselves", not
+    "a → ourselves a")."""
+    for k, s, e, category in occurrences:
+        group = [i for i, (c1, c2) in enumerate(cores) if c1 >= 0 and _touches(c1, c2, s, e)]
+        start, end = a[s].start, a[e - 1].end
+        if not group:
+            continue
+        outside = any(edits[i].start < start or edits[i].end > end for i in group)
+        if not outside and not _moves_words([edits[i] for i in group]):
+            continue  # edits inside the item's words say it more exactly ("hardly → hard")
+        lo = min(start, *(edits[i].start for i in group))
+        hi = max(end, *(edits[i].end for i in group))
+        if any(lo < x.end and x.start < hi for i, x in enumerate(edits) if i not in group):
+            continue
+        item = Edit(start, end, source[start:end], items[k].replacement, category)
+        if apply_edits(source, [edits[i] for i in group]) != apply_edits(source, [item]):
+            continue
+        edits = [x for i, x in enumerate(edits) if i not in group]
+        cores = [c for i, c in enumerate(cores) if i not in group]
+        at = sum(1 for x in edits if x.start < start)
+        edits.insert(at, item)
+        cores.insert(at, (-1, -1))
     return edits
 
 
@@ -231,6 +270,17 @@ def _split_by_items(
     if "".join(r + g for r, g in zip(replacements, [*gaps, ""], strict=True)) != edit.replacement:
         return None
     return [Edit(s, e, source[s:e], r, cat) for (s, e, _, cat), r in zip(spans, replacements, strict=True)]
+
+
+def _moves_words(edits: Sequence[Edit]) -> bool:
+    """Whether one of `edits` takes out words another puts back elsewhere (a word moved)."""
+    removed: Counter[str] = Counter()
+    added: Counter[str] = Counter()
+    for e in edits:
+        before, after = Counter(e.original.lower().split()), Counter(e.replacement.lower().split())
+        removed += before - after
+        added += after - before
+    return bool(removed & added)
 
 
 def _touches(c1: int, c2: int, s: int, e: int) -> bool:

@@ -27,6 +27,16 @@ PAST_PERIODS = DAYS | frozenset("night week month year summer winter spring autu
 PAST_SUBJECTS = frozenset("i you we they he she".split())
 SUBJECT_PRONOUNS = PAST_SUBJECTS | {"it"}
 BE_FORMS = frozenset("am are is was were".split())
+# a verb's singular and plural after a subject ("my parents is" → are, "people was" → were)
+SINGULAR_TO_PLURAL = {
+    "is": "are",
+    "was": "were",
+    "has": "have",
+    "isn't": "aren't",
+    "wasn't": "weren't",
+    "doesn't": "don't",
+    "hasn't": "haven't",
+}
 
 
 _UNITS = "one two three four five six seven eight nine".split()

@@ -17,11 +17,14 @@ from functools import lru_cache
 from lemminflect import getAllLemmas, getInflection
 
 from corrige.tutor.clause_patterns import CLAUSE_RULES
+from corrige.tutor.complement_patterns import COMPLEMENT_RULES
 from corrige.tutor.edit_labels import CAPITALISED
 from corrige.tutor.edits import Edit, Token, tokenize
 from corrige.tutor.pattern_words import (
     DAYS,
     ENDS_A_PHRASE,
+    SINGULAR_TO_PLURAL,
+    THIRD_PERSON_VERBS,
     TIME_UNITS,
     is_age,
     is_base_verb,
@@ -41,7 +44,12 @@ THIRD_PERSON_SUBJECTS = frozenset({"he", "she", "it"})
 CLAUSE_OPENERS = frozenset(
     ", ; : and but because when if so although though while after before until since that where who".split()
 )
-PEOPLE_VERBS = {"is": "are", "was": "were", "has": "have", "isn't": "aren't", "wasn't": "weren't", "doesn't": "don't"}
+PEOPLE_VERBS: dict[str, str] = {
+    **SINGULAR_TO_PLURAL,
+    **{form: v for v in THIRD_PERSON_VERBS if v != "have" and (form := third_person_of(v))},
+}
+# "a lot of people", "most of the people", "some of the people": they count the people
+PEOPLE_COUNTERS = frozenset("lot lots most many some all majority".split())
 NEGATED = frozenset("don't doesn't didn't can't won't couldn't wouldn't".split())
 NEGATIVE_TO_ANY = {"nothing": "anything", "nobody": "anybody", "nowhere": "anywhere", "none": "any"}
 DEPEND_FORMS = frozenset("depend depends depended depending".split())
@@ -75,7 +83,7 @@ INTENSIFIERS = frozenset("very so too really quite".split())
 # one- and two-syllable adjectives whose comparative is -er ("more easy" → "easier")
 SHORT_ADJECTIVES = frozenset(
     """easy happy busy big small cheap old young tall short long fast slow hot cold nice large hard high low
-    new quick rich poor strong weak safe late early clean dark warm wide pretty funny lucky heavy""".split()
+    new quick rich poor strong weak safe late early clean dark warm wide pretty lucky heavy""".split()
 )
 # adjectives learners give a plural -s ("very goods", "so expensives"), not nouns as well ("so barbarians")
 PLAIN_ADJECTIVES = SHORT_ADJECTIVES | frozenset(
@@ -122,8 +130,15 @@ def third_person(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
 
 
 def people_plural(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """People is → people are, a lot of people thinks → think; not "the opinion of people is" (its
+    subject is "the opinion"), but "a lot of people", "most of the people" count them."""
+    if "people" not in words:
+        return
     for i in range(len(words) - 1):
-        if words[i] == "people" and words[i + 1] in PEOPLE_VERBS and "of" not in words[max(i - 2, 0) : i]:
+        if words[i] != "people" or words[i + 1] not in PEOPLE_VERBS:
+            continue
+        before = words[max(i - 3, 0) : i]
+        if "of" not in before or any(w in PEOPLE_COUNTERS for w in before):
             yield replace_tokens(tokens, i + 1, i + 2, PEOPLE_VERBS[words[i + 1]], "people_plural", text)
 
 
@@ -340,6 +355,7 @@ RULES = (
     *WORD_ORDER_RULES,  # before the rules of single words inside what they move ("very much animals")
     *PHRASE_RULES,
     *CLAUSE_RULES,
+    *COMPLEMENT_RULES,
     third_person,
     people_plural,
     verb_patterns,

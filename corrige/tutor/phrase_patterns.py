@@ -20,16 +20,11 @@ from corrige.tutor.function_words import FUNCTION_WORDS
 
 # adjectives of a noun that look like a regularised past ("a ringed hand": ring's past is rang)
 NOT_REGULARISED = frozenset({"ringed"})
+NUMBER_NOUNS = frozenset("hundred thousand million billion trillion dozen".split())
+# regularised pasts that dictionaries hold for another sense (to cost a plan, a ship's line payed
+# out, broad-leaved): a learner means the irregular verb's past ("putted" a ball is golf)
+KNOWN_REGULARISED = {"costed": "cost", "payed": "pay", "leaved": "leave"}
 PARTICIPLE_AUXILIARIES = frozenset("have has had 've i've we've they've you've is was were been be are".split())
-SINGULAR_TO_PLURAL = {
-    "is": "are",
-    "was": "were",
-    "has": "have",
-    "isn't": "aren't",
-    "wasn't": "weren't",
-    "doesn't": "don't",
-    "hasn't": "haven't",
-}
 # what opens a plural noun phrase as its subject ("my parents", "some machines", "many workers")
 PLURAL_DETERMINERS = frozenset("the my your his her our their these those some many most all both several".split())
 # plural in form, often singular in use ("the data shows", "the media is")
@@ -38,6 +33,8 @@ MASS_PLURALS = frozenset("data media criteria staff police means series species"
 NOT_HERE = MASS_PLURALS | {"people", "times"}
 # words that say "more than one" of the noun after them (besides shared.NUMBER_WORDS)
 COUNTING_DETERMINERS = frozenset("these those both various few".split())
+# "a lot of my friends lives", "most of the students was": the verb agrees with the noun they count
+COUNTING_OF = frozenset("lot lots most many some all both".split())
 OWNERS = frozenset("the my your his her our their these those".split())
 # determiners of one thing, and theirs for more than one
 SINGULAR_DETERMINERS = {"this": "these", "that": "those", "another": "other"}
@@ -72,6 +69,8 @@ GROUP_NOUNS = frozenset("family team staff police government class company band 
 # "what he could to help", "all I can to win", "as much as we can to": the modal's verb is left out
 ELLIPSIS_OPENERS = frozenset("what all everything anything something as much whatever nothing best".split())
 MODALS = frozenset("can can't cannot could couldn't should shouldn't must mustn't will won't might would".split())
+# what starts a verb's object after "for" ("for buy some clothes"), not a noun's ("for work the next day")
+PURPOSE_OBJECTS = frozenset("some it them him her me us a an my your his our their this these those english".split())
 # after these "for" takes an -ing form: "thank you for coming", "sorry for being late"
 FOR_ING = frozenset("thanks thank you sorry apologise apologize excuse forgive blame responsible famous known".split())
 # what may follow a place's name that ends its noun phrase ("in Spain, many", "Spain is", "Spain for")
@@ -110,6 +109,8 @@ def regularised_past(tokens: Sequence[Token], words: list[str], text: str) -> It
     """Yesterday I goed → went; we buyed → bought; I have eated → eaten."""
     for i, word in enumerate(words):
         stem = _regularised_past(word)
+        if stem is None and word in KNOWN_REGULARISED and (i == 0 or words[i - 1] not in shared.BE_FORMS):
+            stem = KNOWN_REGULARISED[word]  # "the tickets costed", not "the plan was costed"
         if stem is None:
             continue
         participle = i > 0 and words[i - 1] in PARTICIPLE_AUXILIARIES
@@ -134,9 +135,11 @@ def plural_subject(tokens: Sequence[Token], words: list[str], text: str) -> Iter
         noun = words[i - 1]
         if words[i - 2] not in PLURAL_DETERMINERS or noun in NOT_HERE or not tokens[i - 1].text.islower():
             continue
-        if (i > 2 and words[i - 3] in PREPOSITIONS) or not shared.is_plural_noun(noun):
+        after_of = i > 2 and words[i - 3] in PREPOSITIONS
+        counted = after_of and words[i - 3] == "of" and shared.word_after(words, i - 4) in COUNTING_OF
+        if (after_of and not counted) or not shared.is_plural_noun(noun):
             continue  # "one of the machines doesn't", "the work in the fields was": not the subject
-        fixed = SINGULAR_TO_PLURAL.get(words[i]) or _base_of_third_person(words[i])
+        fixed = shared.SINGULAR_TO_PLURAL.get(words[i]) or _base_of_third_person(words[i])
         if fixed:
             yield shared.replace_tokens(tokens, i, i + 1, fixed, "agreement", text)
 
@@ -201,7 +204,11 @@ def purpose_bare_verb(tokens: Sequence[Token], words: list[str], text: str) -> I
     for i in range(len(words) - 1):
         takes_ing = i > 0 and words[i - 1] in FOR_ING
         lemmas = getAllLemmas(words[i + 1]) if words[i] == "for" and not takes_ing else {}
-        if lemmas and set(lemmas) == {"VERB"} and shared.is_base_verb(words[i + 1]):
+        if not lemmas or not shared.is_base_verb(words[i + 1]):
+            continue
+        # a verb that is a noun too is a verb before its object: "for buy some clothes", "for do it"
+        object_after = shared.word_after(words, i + 2) in PURPOSE_OBJECTS and "VERB" in lemmas
+        if set(lemmas) <= {"VERB", "AUX"} or object_after:
             yield shared.replace_tokens(tokens, i, i + 1, "to", "purpose_for", text)
 
 
@@ -396,6 +403,8 @@ def _plural_of(noun: str) -> str | None:
     lemmas = getAllLemmas(noun)
     if noun in UNCOUNTABLE or noun in NOT_HERE or noun == "person" or noun in FUNCTION_WORDS or len(noun) < 3:
         return None  # "those who are", "3 out of"
+    if noun in NUMBER_NOUNS:
+        return None  # "two million", "three hundred": a number's word stays singular after a number
     if noun not in lemmas.get("NOUN", ()) or "ADJ" in lemmas:
         return None  # not a noun, or an adjective as well ("both positive and negative")
     plurals = getInflection(noun, "NNS")

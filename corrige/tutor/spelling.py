@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from lemminflect import getAllInflections, getAllLemmas
+from lemminflect import getAllInflections, getAllLemmas, getInflection
 
 from corrige.model.ngram import UNK, NgramLM, words_of
 from corrige.tutor.edit_labels import CLOSED_CLASS
@@ -289,6 +289,8 @@ class Speller:
             return LEARNER_MISSPELLINGS[w]
         if not self._checkable(w):
             return None
+        if plural := _irregular_plural(w):
+            return plural
         ranked = sorted((cost, -self._frequency(c), c) for c, cost in self.candidates(w).items() if " " not in c)
         if not ranked:
             return None
@@ -308,6 +310,8 @@ class Speller:
             return LEARNER_MISSPELLINGS[w]
         if not self._checkable(w):
             return None
+        if plural := _irregular_plural(w):
+            return plural
         words = words_of(sentence)
         at = len(words_of(sentence[:start]))
         found = self.candidates(w)
@@ -415,6 +419,18 @@ def _compound_of(left: str, right: str) -> bool:
     suggested as two words (`_splits_into`), but a rival that keeps a one-letter change
     ("mealtime", "headphone") from being guessed."""
     return min(len(left), len(right)) >= 3 and left not in FUNCTION_WORDS and right not in FUNCTION_WORDS
+
+
+def _irregular_plural(word: str) -> str | None:
+    """The plural a learner made regular: childs → children, thiefs → thieves, citys → cities. The
+    nearest word would be the singular (child), which changes what the learner meant."""
+    if not word.endswith("s") or "NOUN" in getAllLemmas(word):
+        return None
+    singular = word[:-1]
+    if "NOUN" not in getAllLemmas(singular):
+        return None
+    plurals = getInflection(singular, "NNS")
+    return plurals[0] if plurals and word not in plurals and plurals[0] != singular else None
 
 
 def _suggestible(word: str) -> bool:

@@ -57,6 +57,8 @@ def test_an_edit_against_the_subject_is_dropped(sentence, original, replacement)
         ("She go to work by bus.", "go", "goes", "third_person"),  # a pronoun: left to the model
         ("They was at home yesterday.", "was", "were", "agreement"),
         ("My father and my mother is teachers.", "is", "are", "agreement"),  # two subjects joined: plural
+        ("A lot of people thinks it is dangerous.", "thinks", "think", "people_plural"),  # "lot" counts people
+        ("The majority of students is happy.", "is", "are", "agreement"),
     ],
 )
 def test_an_edit_that_agrees_with_the_subject_stays(sentence, original, replacement, category):

@@ -223,6 +223,30 @@ def fixed(sentence: str) -> str:
         ("The bus was full with people.", "The bus was full of people.", "preposition"),
         ("My house is similar than yours.", "My house is similar to yours.", "preposition"),
         ("The reason of my letter is simple.", "The reason for my letter is simple.", "preposition"),
+        ("I have a brother who's name is Pedro.", "I have a brother whose name is Pedro.", "word_confusion"),
+        ("I spend a lot of money in clothes.", "I spend a lot of money on clothes.", "preposition"),
+        ("I play the basketball on Saturdays.", "I play basketball on Saturdays.", "generic_the"),
+        ("My favourite sport is the football.", "My favourite sport is football.", "generic_the"),
+        ("The football is very popular here.", "Football is very popular here.", "generic_the"),
+        ("The film was very bored.", "The film was very boring.", "word_confusion"),
+        ("Going out is more funny than staying in.", "Going out is more fun than staying in.", "word_confusion"),
+        ("I am worried about the climate change.", "I am worried about climate change.", "generic_the"),
+        ("When I arrived at home, it was late.", "When I arrived home, it was late.", "preposition"),
+        ("She smiled me and left.", "She smiled at me and left.", "preposition"),
+        ("We were waiting this concert for months.", "We were waiting for this concert for months.", "preposition"),
+        ("We passed a great time in London.", "We had a great time in London.", "collocation"),
+        ("We stayed in a camping near the lake.", "We stayed at a campsite near the lake.", "word_confusion"),
+        ("Nobody gave us an explication.", "Nobody gave us an explanation.", "word_confusion"),
+        ("I read it in the website of the school.", "I read it on the website of the school.", "preposition"),
+        ("He works very hardly every day.", "He works very hard every day.", "word_confusion"),
+        ("You don't need to go out of home.", "You don't need to leave home.", "calque"),
+        ("People in all the world use it.", "People all over the world use it.", "preposition"),
+        ("Every people should recycle.", "Everyone should recycle.", "noun_number"),
+        ("There are a lot of rubbish here.", "There is a lot of rubbish here.", "there_is_plural"),
+        ("I listened a strange noise.", "I heard a strange noise.", "word_confusion"),
+        ("We couldn't listen the singer.", "We couldn't hear the singer.", "word_confusion"),
+        ("He is one of the best players of the history.", "He is one of the best players in history.", "preposition"),
+        ("We stayed there all the afternoon.", "We stayed there all afternoon.", "determiner"),
     ],
 )
 def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, category):
@@ -283,6 +307,13 @@ def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, catego
         "I was on my way to school.",
         "We saw it on the morning of the wedding.",  # a day that "of" names
         "I sat in the bus station.",  # $: the phrase goes on
+        "I watched the football match on TV.",  # the match, not the sport
+        "The students were bored in the lesson.",  # people feel bored
+        "We listened to the singer and heard a noise.",
+        "I hardly work on Sundays.",  # "hardly": almost never
+        "We went on a camping trip.",
+        "They were there all the afternoons of July.",
+        "The film was funny and the book was funnier.",
     ],
 )
 def test_a_right_reading_of_the_same_words_is_left_alone(sentence):

@@ -90,6 +90,16 @@ def test_learners_misspellings_the_rule_gets_wrong_have_their_word():
     assert speller.suggest("lifes") == "lives" and speller.suggest("wifes") == "wives"
 
 
+def test_a_plural_made_regular_gets_its_plural_not_the_singular():
+    """ "childs" is one letter from "child", but the learner meant more than one: children."""
+    speller = Speller({**COUNTS, "child": 500, "children": 400, "woman": 300, "city": 300, "thief": 20})
+    assert speller.suggest("childs") == "children" and speller.suggest("womans") == "women"
+    assert speller.suggest("citys") == "cities" and speller.suggest("thiefs") == "thieves"
+    assert [(f.original, f.replacement) for f in speller.fixes("We take care of the childs.")] == [
+        ("childs", "children")
+    ]
+
+
 def test_fixes_skip_capitalised_words_but_the_first_and_give_offsets(speller):
     sentence = "Wich food, Carlos, wich is realy good in Valencia."
     fixes = speller.fixes(sentence)

@@ -92,6 +92,25 @@ def test_one_item_can_explain_two_edits():
     assert got == [("have", "am", "age_have"), ("years", "years old", "age_have")]
 
 
+def test_a_moved_word_is_one_edit_as_its_item_says():
+    """Word for word the diff would be "very → the tennis very" and "the tennis but → but"."""
+    gloss = "posición del adverbio: very much the tennis → the tennis very much"
+    got = _check("I like very much the tennis but not golf.", "I like the tennis very much but not golf.", gloss)
+    assert got == [("very much the tennis", "the tennis very much", "adverb_position")]
+    got = _check(
+        "Where is the station?", "Where the station is?", "orden de las palabras: is the station → the station is"
+    )
+    assert got == [("is the station", "the station is", "word_order")]
+
+
+def test_a_word_put_in_after_its_word_is_told_with_it():
+    """Not "a → ourselves a": the item says which word it goes with."""
+    got = _check("We enjoyed a lot.", "We enjoyed ourselves a lot.", "patrón verbal: enjoyed → enjoyed ourselves")
+    assert got == [("enjoyed", "enjoyed ourselves", "verb_pattern")]
+    got = _check("I have my car since May.", "I have had my car since May.", "presente perfecto: have → have had")
+    assert got == [("have", "have had", "present_perfect")]
+
+
 def test_edit_key():
     assert Edit(1, 3, "ab", "cd", "x").key == (1, 3, "cd")
 

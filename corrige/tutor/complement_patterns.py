@@ -1,0 +1,116 @@
+"""What a verb or a conjunction wants after it, where Spanish wants something else: "decidimos ir"
+(we decided go → decided to go), "nos divertimos mucho" (we enjoyed a lot → we enjoyed ourselves
+a lot), "por el tráfico" (because the traffic → because of the traffic), "el más interesante de mi
+vida" (the more interesting → the most interesting). Each fires only where the words around leave
+no other reading (see `corrige.tutor.patterns`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+
+from lemminflect import getAllLemmas
+
+from corrige.tutor import pattern_words as shared
+from corrige.tutor.edits import Edit, Token
+
+# verbs whose verb after them takes "to" ("decidimos ir": decided to go); not "help", "let", "make"
+WANT_TO = frozenset(
+    """want wants wanted decide decides decided hope hopes hoped plan plans planned promise promised
+    promises try tries tried need needs needed agree agreed refuse refused refuses manage managed
+    expect expected learn learned learnt forget forgot like""".split()
+)
+# "like" takes "to" after these ("I would like go" → "like to go"); "I like go" may want "going"
+WOULD = frozenset("would i'd we'd you'd they'd he'd she'd".split())
+# verbs that are nouns too, a verb beyond doubt after "want"/"decided" ("we decided go to the
+# beach"): "I want work" may be a noun ("quiero trabajo"), "I want go" is not
+VERBS_AFTER_WANT = frozenset("go come be do get see buy visit meet stay leave travel live eat".split())
+# what starts the object of a verb ("decided buy a car", "want see my friends")
+OBJECT_STARTS = frozenset(
+    "the a an my your his her our their some this that these those it them him me us you more".split()
+)
+CLAUSE_OPENERS = frozenset(", ; and but so because then . ! ?".split())
+REFLEXIVES = {"i": "myself", "we": "ourselves", "they": "themselves", "he": "himself", "she": "herself"}
+ENJOY_FORMS = frozenset("enjoy enjoyed".split())
+# what may follow "we enjoyed" where it has no object: "a lot", "very much", the clause's end
+ENJOYED_ALONE = frozenset(". , ! ? ; and but so too there here in at with during because when yesterday".split())
+ENJOY_HOW_MUCH = (("a", "lot"), ("very", "much"), ("so", "much"))
+# the determiners of a noun after "because" ("because the traffic."): not "this", "that" (pronouns too)
+BECAUSE_OF_DETERMINERS = frozenset("the a an my your his her our their".split())
+CLAUSE_END = frozenset(". , ; ! ? :".split())
+# what says "of all" after "the more X" ("the more interesting day of my life", "in the world")
+SUPERLATIVE_RANGES = (("of", "my"), ("of", "all"), ("in", "the"), ("in", "my"), ("i", "have", "ever"))
+
+
+@lru_cache(maxsize=4096)
+def _surely_a_verb(word: str) -> bool:
+    lemmas = getAllLemmas(word)
+    return shared.is_base_verb(word) and set(lemmas) <= {"VERB", "AUX"}
+
+
+def to_before_verb(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """We decided go to the beach → decided to go; I want see you → want to see: a verb after these
+    takes "to" (not after "help", "let", "make", "would rather")."""
+    for i in range(len(words) - 1):
+        if words[i] not in WANT_TO or (words[i] == "like" and (i == 0 or words[i - 1] not in WOULD)):
+            continue
+        verb = words[i + 1]
+        after = shared.word_after(words, i + 2)
+        if _surely_a_verb(verb) or (verb in VERBS_AFTER_WANT and (after in OBJECT_STARTS or after in ("to", "home"))):
+            yield shared.replace_tokens(tokens, i + 1, i + 2, f"to {tokens[i + 1].text}", "verb_form", text)
+
+
+def enjoy_oneself(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """We enjoyed a lot → we enjoyed ourselves a lot: "enjoy" wants an object ("nos divertimos"
+    has none); only right after its subject pronoun, before "a lot", "very much" or the clause's end."""
+    if "enjoy" not in words and "enjoyed" not in words:
+        return
+    for i in range(1, len(words)):
+        subject = words[i - 1]
+        if words[i] not in ENJOY_FORMS or subject not in REFLEXIVES:
+            continue
+        if i > 1 and words[i - 2] not in CLAUSE_OPENERS:
+            continue  # "the film we enjoyed a lot", "what I enjoyed": its object is before it
+        how_much = tuple(words[i + 1 : i + 3]) in ENJOY_HOW_MUCH
+        # "we enjoyed very much the trip" has its object after the adverb (`adverb_after_object`)
+        alone = shared.word_after(words, i + 3 if how_much else i + 1) in ENJOYED_ALONE
+        if alone and (how_much or words[i + 1 : i + 2] != ["so"]):
+            yield shared.replace_tokens(
+                tokens, i, i + 1, f"{tokens[i].text} {REFLEXIVES[subject]}", "verb_pattern", text
+            )
+
+
+def because_of(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """We arrived late because the traffic. → because of the traffic: "because" before a noun with
+    nothing after it ("por el tráfico") wants "of"; "because the traffic was bad" is right."""
+    if "because" not in words:
+        return
+    for i in range(len(words) - 3):
+        if words[i] != "because" or words[i + 1] not in BECAUSE_OF_DETERMINERS:
+            continue
+        noun = words[i + 2]
+        ends = shared.word_after(words, i + 3) in CLAUSE_END or i + 3 == len(words)
+        if ends and "NOUN" in getAllLemmas(noun) and noun not in shared.SUBJECT_PRONOUNS:
+            yield shared.replace_tokens(tokens, i, i + 1, f"{tokens[i].text} of", "preposition", text)
+
+
+def the_most(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """It was the more interesting day of my life → the most interesting: "el más" is "the most"
+    where the range follows ("of my life", "in the world", "I have ever"); not "the more
+    expensive of the two", not "the more you read, the more you learn"."""
+    if "more" not in words:
+        return
+    for i in range(len(words) - 3):
+        if words[i] != "the" or words[i + 1] != "more" or "ADJ" not in getAllLemmas(words[i + 2]):
+            continue
+        window = words[i + 3 : i + 8]
+        if "two" in window or "both" in window or "," in window:
+            continue
+        for k in range(len(window)):
+            if any(tuple(window[k : k + len(r)]) == r for r in SUPERLATIVE_RANGES):
+                yield shared.replace_tokens(tokens, i + 1, i + 2, "most", "comparative", text)
+                break
+
+
+COMPLEMENT_RULES = (to_before_verb, enjoy_oneself, because_of, the_most)
