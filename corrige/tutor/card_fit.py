@@ -23,8 +23,9 @@ fits an edit when it is of the edit's category and one of its examples' edits go
   out, a word that gains "-er"; ``to swim → swimming`` fits ``to read → reading``).
 
 A card may also say where it holds (`Card.words`, `Card.cue`): the "good → better" card fits only
-an edit that puts in better, best, worse…, the "When I was…" card only a sentence with "when",
-the "Are there…?" card only a question, and each capital-letter card only its own words (days
+an edit that puts in better, best, worse…, the "When I was…" card only a sentence with "when"
+(a cue may name the edit's place: `<edit>` stands for its words, so the "can go" card wants
+"can" right before them), the "Are there…?" card only a question, and each capital-letter card only its own words (days
 and months, "I", languages and nationalities): a case change looks the same for all of them.
 
 Where no card fits, none is shown: no card is better than a wrong one.
@@ -101,11 +102,17 @@ def same_way(edit: Change, example: Change) -> bool:
         shape = _shape(e_old[0], e_new[0])
         if shape is None:  # whole words: the same word put in (any form), or both a past made regular
             return _shape(x_old[0], x_new[0]) is None and (
-                _lemma(e_new[0]) == _lemma(x_new[0]) or (e_old[0].endswith("ed") and x_old[0].endswith("ed"))
+                _lemma(e_new[0]) == _lemma(x_new[0]) or (_regularised(e_old[0], e_new[0]) and _regularised(*example))
             )
         return shape == _shape(x_old[0], x_new[0])
     edit_sign = _several(e_old, e_new)
     return edit_sign != ((), (), ()) and edit_sign == _several(x_old, x_new)
+
+
+def _regularised(old: str, new: str) -> bool:
+    """Whether `old` is `new`'s verb given a regular past (goed → went, writed → wrote), not another
+    verb's past (passed → had)."""
+    return old.endswith("ed") and old.startswith(_lemma(new).rstrip("e"))
 
 
 def _stem_pair(old: str, new: str) -> bool:
@@ -148,15 +155,24 @@ def _cue(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
+EDIT_MARK = "<edit>"
+
+
+def _at_edit(cue: str, original: str) -> str:
+    """The cue with its `<edit>` standing for the edit's own words: a cue may say what stands right
+    before the edit ("can" before "to swim"), not just somewhere in the sentence."""
+    return cue.replace(EDIT_MARK, re.escape(original)) if EDIT_MARK in cue else cue
+
+
 def fits(card: Card, category: str, original: str, replacement: str, sentence: str | None = None) -> bool:
     """The card teaches this edit: its category, an example that goes the same way, and where the
-    card names them, one of its words put in and its cue in the sentence (not checked when the
-    sentence is not given)."""
+    card names them, one of its words put in and its cue in the sentence (where the cue says `<edit>`, the
+    edit's words stand there; not checked when the sentence is not given)."""
     if card.category != category:
         return False
     if card.words and not set(_words(replacement)) & set(card.words):
         return False
-    if card.cue and sentence is not None and not _cue(card.cue).search(sentence):
+    if card.cue and sentence is not None and not _cue(_at_edit(card.cue, original)).search(sentence):
         return False
     change = (original.lower(), replacement.lower())
     return any(same_way(change, example) for example in example_changes(card))

@@ -19,6 +19,9 @@ PERIOD_TAKERS = frozenset(
     """in during for of over at on since until till throughout from to by within all about after before
     spend spent spends spending enjoy enjoyed remember remembered is was were are be been 's""".split()
 )
+# what may follow the phrase where it ends its clause ("I stayed there the last summer with my
+# family"); not "of" or "in" ("the last week of July" is right)
+PERIOD_ENDS = shared.ENDS_A_PHRASE | frozenset("with because when so".split())
 FUTURE_WORDS = frozenset("will 'll going plan plans hope hopes want wants would".split())
 
 
@@ -38,7 +41,7 @@ def period_without_the(tokens: Sequence[Token], words: list[str], text: str) -> 
             continue  # "the next Saturday" is next Saturday where the sentence is about the future
         after = shared.word_after(words, k + 3)
         opens = k == 0 and (after == "," or after in shared.PAST_SUBJECTS)
-        ends = k > 0 and words[k - 1] not in PERIOD_TAKERS and after in shared.ENDS_A_PHRASE
+        ends = k > 0 and words[k - 1] not in PERIOD_TAKERS and after in PERIOD_ENDS
         if not (opens or ends):
             continue
         if words[k + 1] == "last" and {"have", "has", "'ve"} & set(words):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
-from lemminflect import getAllLemmas
+from lemminflect import getAllLemmas, getInflection
 
 from corrige.tutor import pattern_words as shared
 from corrige.tutor.edits import Edit, Token
@@ -36,9 +36,17 @@ ENJOY_FORMS = frozenset("enjoy enjoyed".split())
 # what may follow "we enjoyed" where it has no object: "a lot", "very much", the clause's end
 ENJOYED_ALONE = frozenset(". , ! ? ; and but so too there here in at with during because when yesterday".split())
 ENJOY_HOW_MUCH = (("a", "lot"), ("very", "much"), ("so", "much"))
+# "I was told that": the person told is the subject
+TOLD_PASSIVE = shared.BE_FORMS | frozenset("been being be get got i'm he's she's we're they're you're".split())
 # the determiners of a noun after "because" ("because the traffic."): not "this", "that" (pronouns too)
 BECAUSE_OF_DETERMINERS = frozenset("the a an my your his her our their".split())
 CLAUSE_END = frozenset(". , ; ! ? :".split())
+SUPERLATIVE_OF = {"more": "most", "better": "best", "worse": "worst"}
+# adjectives whose "more … that" is a comparison (not "more important/likely that", a clause)
+COMPARED_WITH_MORE = frozenset(
+    """expensive difficult interesting beautiful dangerous comfortable popular modern famous intelligent
+    exciting boring crowded polluted complicated""".split()
+)
 # what says "of all" after "the more X" ("the more interesting day of my life", "in the world")
 SUPERLATIVE_RANGES = (("of", "my"), ("of", "all"), ("in", "the"), ("in", "my"), ("i", "have", "ever"))
 
@@ -99,18 +107,56 @@ def the_most(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[E
     """It was the more interesting day of my life → the most interesting: "el más" is "the most"
     where the range follows ("of my life", "in the world", "I have ever"); not "the more
     expensive of the two", not "the more you read, the more you learn"."""
-    if "more" not in words:
+    if "more" not in words and "better" not in words and "worse" not in words:
         return
     for i in range(len(words) - 3):
-        if words[i] != "the" or words[i + 1] != "more" or "ADJ" not in getAllLemmas(words[i + 2]):
+        if words[i] != "the" or words[i + 1] not in SUPERLATIVE_OF:
+            continue
+        if words[i + 1] == "more" and "ADJ" not in getAllLemmas(words[i + 2]):
             continue
         window = words[i + 3 : i + 8]
         if "two" in window or "both" in window or "," in window:
             continue
         for k in range(len(window)):
             if any(tuple(window[k : k + len(r)]) == r for r in SUPERLATIVE_RANGES):
-                yield shared.replace_tokens(tokens, i + 1, i + 2, "most", "comparative", text)
+                yield shared.replace_tokens(tokens, i + 1, i + 2, SUPERLATIVE_OF[words[i + 1]], "comparative", text)
                 break
 
 
-COMPLEMENT_RULES = (to_before_verb, enjoy_oneself, because_of, the_most)
+@lru_cache(maxsize=4096)
+def _comparative(word: str) -> bool:
+    """An adjective's -er form (cheaper, longer), not "better"/"worse" ("it is better that you go")."""
+    if word in ("better", "worse") or not word.endswith("er"):
+        return False
+    return any(word in getInflection(a, "JJR") for a in getAllLemmas(word).get("ADJ", ()))
+
+
+def than_not_that(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """It was longer that we expected → than; more expensive that in other places → than: "que"
+    after a comparison is "than" (not "more important that we…", where "that" opens a clause)."""
+    if "that" not in words:
+        return
+    for i in range(1, len(words)):
+        if words[i] != "that":
+            continue
+        before = words[i - 1]
+        more_adjective = i > 1 and words[i - 2] == "more" and before in COMPARED_WITH_MORE
+        # "rather that changing" (not "I would rather that you stayed", a clause)
+        rather = before == "rather" and shared.word_after(words, i + 1).endswith("ing")
+        if _comparative(before) or more_adjective or rather:
+            yield shared.replace_tokens(tokens, i, i + 1, "than", "comparative", text)
+
+
+def said_that(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """She told that she would come → said that: "tell" wants the person told ("told me that");
+    not "I was told that", where the person is the subject."""
+    if "told" not in words:
+        return
+    for i in range(1, len(words) - 2):
+        if words[i] != "told" or words[i + 1] != "that" or words[i - 1] in TOLD_PASSIVE:
+            continue
+        if words[i + 2] in shared.SUBJECT_PRONOUNS or words[i + 2] in ("there", "the", "my", "his", "her"):
+            yield shared.replace_tokens(tokens, i, i + 1, "said", "calque", text)
+
+
+COMPLEMENT_RULES = (to_before_verb, enjoy_oneself, because_of, the_most, than_not_that, said_that)

@@ -51,6 +51,8 @@ PEOPLE_VERBS: dict[str, str] = {
 # "a lot of people", "most of the people", "some of the people": they count the people
 PEOPLE_COUNTERS = frozenset("lot lots most many some all majority".split())
 NEGATED = frozenset("don't doesn't didn't can't won't couldn't wouldn't".split())
+# where the clause of a negative ends: "I don't know, nobody does" has two clauses
+NEGATION_BREAKS = frozenset(", ; : . and but or because that who which when if so".split())
 NEGATIVE_TO_ANY = {"nothing": "anything", "nobody": "anybody", "nowhere": "anywhere", "none": "any"}
 DEPEND_FORMS = frozenset("depend depends depended depending".split())
 # "explain me how it works" → "explain to me how…"; before a noun phrase the object must move
@@ -76,7 +78,7 @@ WEATHER = frozenset("raining snowing cold hot sunny windy cloudy foggy late earl
 PROFESSIONS = frozenset(
     """teacher doctor nurse engineer student lawyer waiter waitress cook chef pilot dentist architect
     journalist farmer policeman firefighter secretary mechanic scientist artist musician singer actor
-    actress writer designer programmer accountant manager cleaner driver builder electrician plumber
+    actress writer designer programmer accountant manager driver builder electrician plumber
     hairdresser vet pharmacist""".split()
 )
 INTENSIFIERS = frozenset("very so too really quite".split())
@@ -152,7 +154,7 @@ def verb_patterns(tokens: Sequence[Token], words: list[str], text: str) -> Itera
             words[i] in ("explain", "explains", "explained")
             and words[i + 1] in ("me", "us", "him", "her")
             and i + 2 < len(words)
-            and words[i + 2] in QUESTION_WORDS
+            and words[i + 2] in QUESTION_WORDS | {"that"}
         ):
             yield replace_tokens(tokens, i + 1, i + 2, f"to {words[i + 1]}", "verb_pattern", text)
         elif words[i] in GERUND_VERBS and words[i + 1] == "to" and is_base_verb(word_after(words, i + 2)):
@@ -190,9 +192,21 @@ def comparatives(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
 
 
 def double_negation(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I don't know nothing → anything; I didn't find it nowhere → anywhere: a second negative in the
+    same clause, a few words after the first."""
     for i in range(len(words) - 2):
-        if words[i] in NEGATED and words[i + 2] in NEGATIVE_TO_ANY:
-            yield replace_tokens(tokens, i + 2, i + 3, NEGATIVE_TO_ANY[words[i + 2]], "double_negation", text)
+        if words[i] not in NEGATED:
+            continue
+        for k in range(i + 2, min(i + 5, len(words))):
+            if words[k] in NEGATION_BREAKS:
+                break
+            if words[k] in NEGATIVE_TO_ANY:
+                yield replace_tokens(tokens, k, k + 1, NEGATIVE_TO_ANY[words[k]], "double_negation", text)
+                break
+            if words[k] == "no" and "NOUN" in getAllLemmas(word_after(words, k + 1)):
+                # I don't have no money → any money (not "I can't say no.")
+                yield replace_tokens(tokens, k, k + 1, "any", "double_negation", text)
+                break
 
 
 def there_are(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
@@ -285,7 +299,11 @@ def missing_subject(tokens: Sequence[Token], words: list[str], text: str) -> Ite
         if words[i + 1] not in ("is", "was"):
             continue
         thinks = words[i] in THINKING and i > 0 and words[i - 1] in THINKERS and (i < 2 or words[i - 2] in STARTS)
-        if words[i] == "because" or ((thinks or words[i] == "if") and _says_how_it_is(words, i + 2)):
+        # "I learnt that is important to wait": "that" is the conjunction where "to"/"that" follows
+        learnt = words[i] == "that" and i > 0 and words[i - 1] in LEARNING and _extraposed(words, i + 2)
+        weather = words[i] == "," and word_after(words, i + 2) in SKY  # "…, was raining all day"
+        judged = (thinks or words[i] == "if") and _says_how_it_is(words, i + 2)
+        if words[i] == "because" or weather or learnt or judged:
             yield replace_tokens(tokens, i + 1, i + 2, f"it {words[i + 1]}", "missing_subject", text)
 
 
@@ -293,12 +311,22 @@ def missing_subject(tokens: Sequence[Token], words: list[str], text: str) -> Ite
 THINKING = frozenset("think thought believe believed know knew hope guess feel felt".split())
 THINKERS = frozenset("i we you they".split())
 STARTS = frozenset(", ; and but so because".split())
+# verbs before "that" + a judgement: "I learnt that is important to" (its "it" left out)
+LEARNING = THINKING | frozenset("learnt learned realised realized discovered understood said say says".split())
+# the weather words that only "it" can be (a person can be cold, not raining)
+SKY = frozenset("raining snowing sunny windy cloudy foggy".split())
 # what says how "it" is: the weather, a judgement ("important to", "necessary that", "a pity")
 JUDGEMENTS = frozenset(
     """important necessary possible impossible true clear obvious essential normal useful better worse easier
     harder difficult easy interesting dangerous expensive cheap boring incredible amazing great fantastic
     wonderful terrible horrible fun funny strange sad good bad nice hard likely""".split()
 )
+
+
+def _extraposed(words: list[str], k: int) -> bool:
+    """Whether the words from `k` are a judgement of what follows it: (very) important to / that."""
+    at = k + 1 if word_after(words, k) in INTENSIFIERS else k
+    return word_after(words, at) in JUDGEMENTS and word_after(words, at + 1) in ("to", "that")
 
 
 def _says_how_it_is(words: list[str], k: int, opening: bool = False) -> bool:

@@ -71,6 +71,8 @@ ELLIPSIS_OPENERS = frozenset("what all everything anything something as much wha
 MODALS = frozenset("can can't cannot could couldn't should shouldn't must mustn't will won't might would".split())
 # what starts a verb's object after "for" ("for buy some clothes"), not a noun's ("for work the next day")
 PURPOSE_OBJECTS = frozenset("some it them him her me us a an my your his our their this these those english".split())
+# nouns "for" takes before a time ("for work the next day", "asked for help the day after")
+NOUNS_AFTER_FOR = frozenset("work help use love rent fun sale".split())
 # after these "for" takes an -ing form: "thank you for coming", "sorry for being late"
 FOR_ING = frozenset("thanks thank you sorry apologise apologize excuse forgive blame responsible famous known".split())
 # what may follow a place's name that ends its noun phrase ("in Spain, many", "Spain is", "Spain for")
@@ -78,6 +80,8 @@ AFTER_A_PLACE = frozenset("is was has have are were in on at for to with from an
 LOOK_FORMS = frozenset("look looks looking looked".split())
 # what starts a verb's object: after "help", "meet" it makes them verbs ("thank you for help me")
 OBJECT_OPENERS = frozenset("me you him her us them it my your his our their the a an this that".split())
+# a verb's particle: "before go out", "used to get up" ("work out" is a verb too)
+PARTICLES = frozenset("out up back home away off".split())
 # where a verb's base form stands: "don't loose", "to loose", "can loose"
 BEFORE_A_VERB = MODALS | frozenset("to don't doesn't didn't not never".split())
 MONTHS = frozenset("january february march april may june july august september october november december".split())
@@ -207,7 +211,10 @@ def purpose_bare_verb(tokens: Sequence[Token], words: list[str], text: str) -> I
         if not lemmas or not shared.is_base_verb(words[i + 1]):
             continue
         # a verb that is a noun too is a verb before its object: "for buy some clothes", "for do it"
-        object_after = shared.word_after(words, i + 2) in PURPOSE_OBJECTS and "VERB" in lemmas
+        after = shared.word_after(words, i + 2)
+        object_after = "VERB" in lemmas and (
+            after in PURPOSE_OBJECTS or (after == "the" and words[i + 1] not in NOUNS_AFTER_FOR)
+        )
         if set(lemmas) <= {"VERB", "AUX"} or object_after:
             yield shared.replace_tokens(tokens, i, i + 1, "to", "purpose_for", text)
 
@@ -231,13 +238,21 @@ def _is_verb_here(words: list[str], i: int) -> bool:
     word = words[i]
     if not shared.is_base_verb(word):
         return False
-    return set(getAllLemmas(word)) == {"VERB"} or shared.word_after(words, i + 1) in OBJECT_OPENERS
+    if word in ("go", "come"):
+        return True  # "before go to sleep": never the noun here
+    after = shared.word_after(words, i + 1)
+    return set(getAllLemmas(word)) == {"VERB"} or after in OBJECT_OPENERS or after in PARTICLES
 
 
 def gerund_after(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """I look forward to hear from you → hearing; After finish school → After finishing; thank you for
     help me → helping; I am used to get up early → getting: where English wants the -ing form."""
     for i in range(1, len(words)):
+        if words[i - 1] == "not" and i >= 2 and words[i - 2] in GERUND_PREPOSITIONS | {"for"}:
+            # sorry for not write → not writing, the idea of not go → not going
+            if _is_verb_here(words, i) and (gerund := _gerund(words[i])):
+                yield shared.replace_tokens(tokens, i, i + 1, gerund, "verb_form", text)
+            continue
         if words[i - 1] not in GERUND_TRIGGERS:
             continue  # most words: told at once
         forward = i >= 3 and words[i - 1] == "to" and words[i - 2] == "forward" and words[i - 3] in LOOK_FORMS

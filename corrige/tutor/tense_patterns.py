@@ -46,7 +46,8 @@ def past_marker(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
 
 
 # words that let a present perfect stand beside a past time ("since last year", "never ... ago")
-_PERFECT_FRIENDS = frozenset("since for already yet ever never just before recently lately so far".split())
+_LENGTH_STARTS = frozenset("a an the many several some ages years months weeks days hours long".split())
+_PERFECT_FRIENDS = frozenset("since for already yet ever never just before recently lately".split())
 _CLAUSE_BREAKS = frozenset("and but because when while that which who where if although ; :".split())
 
 
@@ -68,15 +69,37 @@ def perfect_with_past_time(tokens: Sequence[Token], words: list[str], text: str)
     """Last summer we have visited London → visited; I have seen him two days ago → saw: a present
     perfect in the clause of a finished time (yesterday, last week, ... ago), where Spanish's
     "hemos visitado" reads as English's past. Not beside since/for/never..., where the perfect fits."""
-    if ("yesterday" not in words and "ago" not in words and "last" not in words) or _PERFECT_FRIENDS & set(words):
+    if "yesterday" not in words and "ago" not in words and "last" not in words:
         return
     marks = _past_times(words)
     for i in range(len(words) - 2):
         if words[i] not in PAST_SUBJECTS or words[i + 1] not in ("have", "has", "'ve"):
             continue
+        if _perfect_friend_near(words, i):
+            continue
         past = _past_of_been(words, i) if words[i + 2] == "been" else _past_of_participle(words[i + 2])
         if past is not None and any(_one_clause(words, i, i + 2, k) for k in marks):
             yield replace_tokens(tokens, i + 1, i + 3, past, "past_marker", text)
+
+
+def _perfect_friend_near(words: list[str], i: int, whole: bool = False) -> bool:
+    """Whether a word that a perfect goes with (since, for, never, so far...) is in the clause of the
+    verb at `i` (or, `whole`, anywhere), its ends told by a comma too ("…two months ago, so I
+    expected" has no "so far")."""
+    breaks = frozenset() if whole else _CLAUSE_BREAKS | {","}
+    lo = max((k for k in range(i) if words[k] in breaks), default=-1) + 1
+    hi = next((k for k in range(i, len(words)) if words[k] in breaks), len(words))
+    clause = words[lo:hi]
+    pairs = set(zip(clause, [*clause[1:], "."], strict=True))
+    if ("so", "far") in pairs or any(w == "for" and _is_length(after) for w, after in pairs):
+        return True
+    return bool((_PERFECT_FRIENDS - {"for"}) & set(clause))
+
+
+def _is_length(word: str) -> bool:
+    """Whether "for" before `word` says how long ("for two years", "for a long time", "for ages"),
+    not for whom ("for my family")."""
+    return is_number(word) or word in _LENGTH_STARTS
 
 
 def _past_times(words: list[str]) -> list[int]:
@@ -200,7 +223,7 @@ def present_in_past_clause(tokens: Sequence[Token], words: list[str], text: str)
     clause ("Yesterday I go", with the time first, is `past_marker`'s)."""
     if "yesterday" not in words and "ago" not in words and "last" not in words:
         return  # no finished time: the common case, told cheaply
-    if _NOT_A_STORY & set(words) or _PERFECT_FRIENDS & set(words):
+    if _NOT_A_STORY & set(words) or _PERFECT_FRIENDS & set(words) or _perfect_friend_near(words, 0, whole=True):
         return
     marks = _past_times(words)
     for i in range(len(words) - 1):

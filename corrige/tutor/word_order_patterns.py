@@ -109,6 +109,10 @@ ASKING = frozenset(
 QUESTION_OPENERS = frozenset("where what when why how".split())
 PHRASE_OPENERS = frozenset("the a an my your his her our their this that these those".split())
 OBJECTS = frozenset("me us him her them you".split())
+DO_FORMS = frozenset("do does did".split())
+# adverbs that stand between "have" and its participle ("I have never seen")
+FREQUENCY_ADVERBS = frozenset("never already always just ever".split())
+PERFECT_HAVE = frozenset("have has had".split())
 
 
 def _asked_before(words: list[str], i: int) -> bool:
@@ -126,6 +130,9 @@ def question_inside(tokens: Sequence[Token], words: list[str], text: str) -> Ite
         if words[i : i + 4] == ["what", "time", "is", "it"]:
             yield shared.replace_tokens(tokens, i + 2, i + 4, "it is", "word_order", text)
             continue
+        if words[i + 1] in DO_FORMS:
+            yield from _without_do(tokens, words, i + 1, text)
+            continue
         if words[i + 1] not in shared.BE_FORMS or shared.word_after(words, i + 2) not in PHRASE_OPENERS:
             continue
         end = _object_end(tokens, words, i + 2)
@@ -133,6 +140,24 @@ def question_inside(tokens: Sequence[Token], words: list[str], text: str) -> Ite
             continue
         moved = f"{shared.span_text(tokens, text, i + 2, end)} {shared.span_text(tokens, text, i + 1, i + 2)}"
         yield shared.replace_tokens(tokens, i + 1, end, moved, "word_order", text)
+
+
+def _without_do(tokens: Sequence[Token], words: list[str], k: int, text: str) -> Iterator[Edit]:
+    """Tell me what do you think → what you think; I don't know where does he live → where he
+    lives; do you know what did she say → what she said: a question inside a sentence has no "do"."""
+    subject, verb = shared.word_after(words, k + 1), shared.word_after(words, k + 2)
+    if subject not in shared.SUBJECT_PRONOUNS or not shared.is_base_verb(verb) or verb in ("be", "do"):
+        return
+    third = subject in ("he", "she", "it")
+    if words[k] == "did":
+        forms = getInflection(verb, "VBD")
+    elif words[k] == "does":
+        forms = getInflection(verb, "VBZ") if third else ()
+    else:
+        forms = () if third else (verb,)
+    if forms:
+        form = forms[0]
+        yield shared.replace_tokens(tokens, k, k + 3, f"{tokens[k + 1].text} {form}", "word_order", text)
 
 
 def _ends_in_noun(tokens: Sequence[Token], words: list[str], k: int) -> bool:
@@ -153,4 +178,31 @@ def what_does_it_mean(tokens: Sequence[Token], words: list[str], text: str) -> I
         yield shared.replace_tokens(tokens, 1, end, moved, "question_order", text)
 
 
-WORD_ORDER_RULES = (adverb_after_object, object_before_to_me, object_and_to, question_inside, what_does_it_mean)
+def adverb_before_auxiliary(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I never had felt so afraid → I had never felt; the thief already had escaped → had already
+    escaped: these adverbs go after "have" in a perfect; and "Always I go" → "I always go" (the
+    adverb before the verb, after its subject)."""
+    if not FREQUENCY_ADVERBS & set(words):
+        return
+    if len(words) > 2 and words[0] in ("always", "never") and words[1] in shared.PAST_SUBJECTS:
+        if "VERB" in getAllLemmas(words[2]):
+            subject = tokens[1].text if words[1] == "i" else words[1]
+            yield shared.replace_tokens(tokens, 0, 2, f"{subject} {words[0]}", "word_order", text)
+    for i in range(len(words) - 2):
+        if words[i] in FREQUENCY_ADVERBS and words[i + 1] in PERFECT_HAVE and _participle(words[i + 2]):
+            moved = f"{shared.span_text(tokens, text, i + 1, i + 2)} {tokens[i].text}"
+            yield shared.replace_tokens(tokens, i, i + 2, moved, "word_order", text)
+
+
+def _participle(word: str) -> bool:
+    return any(word in getInflection(v, "VBN") for v in getAllLemmas(word).get("VERB", ()))
+
+
+WORD_ORDER_RULES = (
+    adverb_after_object,
+    object_before_to_me,
+    object_and_to,
+    question_inside,
+    what_does_it_mean,
+    adverb_before_auxiliary,
+)

@@ -96,6 +96,36 @@ def test_a_card_fits_the_edit_that_goes_its_way(category, original, replacement,
             "collocation_take_photo",
             "collocation_miss_train",
         ),
+        # a cue may name the edit's place: "can" right before it, a preposition right before it
+        (
+            "I look forward to meet you.",
+            "verb_form",
+            "meet",
+            "meeting",
+            "verb_form_after_preposition",
+            "verb_form_after_modal_and_have",
+        ),
+        (
+            "I'm sure she is study now.",
+            "verb_form",
+            "study",
+            "studying",
+            "verb_form_after_modal_and_have",
+            "verb_form_after_preposition",
+        ),
+        ("I can to swim.", "verb_form", "to swim", "swim", "verb_form_after_modal_and_have", None),
+        # the age in the past only beside a past
+        ("My brother has 15 years.", "age_have", "has 15 years", "is 15 years old", None, "age_be_past"),
+        ("When I had 16 years, I lived there.", "age_have", "had", "was", "age_be_past", None),
+        # the sports, meals and languages cards only beside their own words
+        ("I love the nature.", "generic_the", "the nature", "nature", "generic_the_abstract", "generic_the_sports"),
+        ("The pollution is bad.", "generic_the", "The pollution", "Pollution", None, "generic_the_languages"),
+        ("I play the tennis.", "generic_the", "the tennis", "tennis", "generic_the_sports", "generic_the_meals"),
+        # a time's preposition only where the time follows (not "one of the best players of the history")
+        ("He is one of the best of the history.", "preposition", "of the", "in", None, "preposition_at_in_time"),
+        ("We meet on 7 o'clock.", "preposition", "on", "at", "preposition_at_in_time", None),
+        # "passed" is a past, not "pass" made regular: "passed → had" is no "pass → spend"
+        ("We passed a great time.", "collocation", "passed", "had", "collocation_have_party", "collocation_spend_time"),
     ],
 )
 def test_a_card_with_a_cue_fits_only_the_sentences_it_names(sentence, category, original, replacement, right, wrong):

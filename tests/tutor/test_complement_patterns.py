@@ -31,6 +31,31 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("I came here for study English.", [("for", "to", "purpose_for")]),
         ("The tickets costed 80 euros.", [("costed", "cost", "past_irregular")]),
         ("I have payed the bill.", [("payed", "paid", "past_irregular")]),
+        ("It was the better day of my life.", [("better", "best", "comparative")]),
+        ("It was the worse concert I have ever seen.", [("worse", "worst", "comparative")]),
+        ("It is more expensive that in other places.", [("that", "than", "comparative")]),
+        ("The journey was longer that we expected.", [("that", "than", "comparative")]),
+        ("I walk rather that taking the bus.", [("that", "than", "comparative")]),
+        # and the rules of other modules this round widened
+        ("Tell me what do you think about it.", [("do you think", "you think", "word_order")]),
+        ("I don't know where does he live.", [("does he live", "he lives", "word_order")]),
+        ("Do you know what did she say?", [("did she say", "she said", "word_order")]),
+        ("Always I go to the gym.", [("Always I", "I always", "word_order")]),
+        ("I never had felt so afraid.", [("never had", "had never", "word_order")]),
+        ("When we arrived, the thief already had escaped.", [("already had", "had already", "word_order")]),
+        ("I didn't find it nowhere.", [("nowhere", "anywhere", "double_negation")]),
+        ("It was a day to forget, was raining all day.", [("was", "it was", "missing_subject")]),
+        ("I learnt that is very important to be patient.", [("is", "it is", "missing_subject")]),
+        ("Sorry for not write before.", [("write", "writing", "verb_form")]),
+        ("Before go out, I check the weather.", [("go", "going", "verb_form")]),
+        ("He explained me that he was lost.", [("me", "to me", "verb_pattern")]),
+        ("I have bought the tickets two months ago, so I waited.", [("have bought", "bought", "past_marker")]),
+        ("I have bought a gift for my mother two days ago.", [("have bought", "bought", "past_marker")]),
+        ("We stayed there the last summer with my family.", [("the last summer", "last summer", "determiner")]),
+        ("She told that she would come.", [("told", "said", "calque")]),
+        ("I don't have no money.", [("no", "any", "double_negation")]),
+        ("Before go to sleep, I read.", [("go", "going", "verb_form")]),
+        ("We went there for visit the museum.", [("for", "to", "purpose_for")]),
     ],
 )
 def test_a_pattern_is_fixed(sentence, expected):
@@ -56,6 +81,23 @@ def test_a_pattern_is_fixed(sentence, expected):
         "I need it for work tomorrow.",  # "work" the noun
         "The plan was costed at two million euros.",
         "There were two hundred people and three thousand cars.",  # a number's word stays singular
+        "It is better that you go.",  # "better that": a clause
+        "It is more important that we go.",
+        "I would rather that you stayed.",
+        "The water that we drink is cleaner.",  # a comparative, not the job
+        "I think that is very important.",  # "that" may be the subject
+        "I never had time for it.",  # "had" the verb, not a perfect's
+        "We have always lived here.",
+        "Always, I go there.",
+        "I can't go, nobody is here.",  # two clauses
+        "Before work, I have breakfast.",  # "work" the noun
+        "I have lived here for two years and I moved last year.",  # "for" a length: a perfect
+        "I spent the last week of July there.",
+        "I know what you mean.",
+        "I was told that he left.",  # the person told is the subject
+        "He told that story again.",
+        "I can't say no.",
+        "I need it for work the next day.",
     ],
 )
 def test_a_correct_or_ambiguous_sentence_is_left_alone(sentence):

@@ -73,7 +73,7 @@ class Card(BaseModel):
     examples: tuple[CardExample, ...] = Field(min_length=2, max_length=3)
     keywords: tuple[str, ...] = ()
     words: tuple[str, ...] = ()  # the card teaches these words only (lower case): see the module docstring
-    cue: str | None = None  # a regular expression (case ignored) the sentence must match
+    cue: str | None = None  # a regular expression (case ignored) the sentence must match; `<edit>`: its words
 
     @field_validator("words")
     @classmethod
@@ -88,7 +88,7 @@ class Card(BaseModel):
     def _compiles(cls, value: str | None) -> str | None:
         if value is not None:
             try:
-                re.compile(value)
+                re.compile(value.replace("<edit>", "edit"))
             except re.error as exc:
                 raise ValueError(f"cue is not a regular expression: {exc}") from exc
         return value
