@@ -29,7 +29,7 @@ from corrige.model.ngram import NgramLM
 from corrige.model.numpy_gpt import KVCache, RuntimeWeights, prepare
 from corrige.model.weights import CONFIG_FILE, config_from_hf, load_model
 from corrige.tokenizer import BPETokenizer
-from corrige.tutor import agreement
+from corrige.tutor import agreement, edit_checks
 from corrige.tutor.answer_text import NO_ERRORS_GLOSS
 from corrige.tutor.bundled import BUNDLED_MODEL, LM_MODEL
 from corrige.tutor.bundled import MODELS_DIR as MODELS_DIR  # re-exported: importers of the paths from here
@@ -47,7 +47,6 @@ from corrige.tutor.plausibility import (
     content_mismatch,
     load_known_words,
     load_word_counts,
-    too_made_to,
     unknown_words,
 )
 from corrige.tutor.rescoring import Rescorer, RescoringConfig
@@ -251,12 +250,12 @@ class TutorFront:
         then add the fixes the model's answer left to make, where the config asks for them: non-words
         (`spelling.py`) and fixed learner patterns (`patterns.py`)."""
         correction = self._read_spelled_answer(sentence, token_ids, logprobs, prompt_tokens)
+        if correction.edits:  # the model's edits the sentence shows to be wrong (`edit_checks.py`)
+            correction = _without_wrong_edits(correction)
         unsure = correction.abstained  # the model wanted a change it was not sure of
         if self.speller is not None or self.config.patterns or self.rescorer is not None:
             correction = self._add_fixes(correction)
         correction = name_what_changed(correction)
-        if correction.edits:
-            correction = _without_degree_too(correction)
         if self.config.check_agreement and correction.edits:
             correction = _agree_with_subject(correction)
         if self.rescorer is not None and correction.edits:
@@ -430,12 +429,14 @@ def _agree_with_subject(c: Correction) -> Correction:
     return _with_edits(c, [e for e in c.edits if e not in wrong], "agreement")
 
 
-def _without_degree_too(c: Correction) -> Correction:
-    """`c` without an edit that writes "to" for the "too" of a degree ("too many things")."""
-    wrong = [e for e in c.edits if too_made_to(c.sentence, e.original, e.replacement, e.end)]
+def _without_wrong_edits(c: Correction) -> Correction:
+    """`c` without the edits its own sentence shows to be wrong (`edit_checks.against_the_sentence`:
+    *too many → to many*, *on the 15th → in*, *My grandparents moved → grandparent*...); with none
+    left, an abstention, as for agreement."""
+    wrong = edit_checks.against_the_sentence(c.sentence, c.edits)
     if not wrong:
         return c
-    return _with_edits(c, [e for e in c.edits if e not in wrong], "too_degree")
+    return _with_edits(c, [e for e in c.edits if e not in wrong], "against_the_sentence")
 
 
 def _named_as_patterns(c: Correction, rules: Sequence[Edit]) -> Correction:

@@ -33,6 +33,10 @@ SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 CLAUSE_SUBJECTS = frozenset({"csubj", "csubjpass"})
 # subjects whose verb agrees with the noun after their "of": "a lot of people think", "the
 # majority of students are", "a number of cars were"
+# a group whose verb British English makes singular or plural ("the staff were/was friendly"):
+# neither is a mistake to correct
+COLLECTIVES = frozenset("staff family team government audience crew public band class company".split())
+EITHER = "either"
 QUANTITIES = frozenset("lot lots majority number plenty rest most some many all half couple bunch".split())
 
 
@@ -68,7 +72,8 @@ def number_of(original: str, replacement: str) -> str | None:
 
 def subject_number(doc: Any, start: int, end: int) -> str | None:
     """The number of the subject of the verb at characters `start`..`end` of the parsed sentence:
-    "singular", "plural", or None (no verb there, no subject found, a pronoun)."""
+    "singular", "plural", "either" (a group: the staff was/were), or None (no verb there, no
+    subject found, a pronoun)."""
     verb = next((t for t in doc if t.idx == start and t.idx + len(t.text) == end), None)
     if verb is None or verb.pos_ not in ("VERB", "AUX"):
         return None
@@ -83,6 +88,8 @@ def subject_number(doc: Any, start: int, end: int) -> str | None:
             if any(c.dep_ == "conj" for c in child.children):  # "John and Mary"
                 return "plural"
             child = _counted(child)
+            if child.lower_ in COLLECTIVES:
+                return EITHER
             if child.tag_ in SINGULAR_NOUNS:
                 return "singular"
             if child.tag_ in PLURAL_NOUNS:
@@ -115,5 +122,5 @@ def against_subject(sentence: str, edits: Sequence[Edit]) -> list[Edit]:
     for e, number in checked:
         start = start_in_corrected(e, edits)
         if subject_number(doc, start, start + len(e.replacement)) not in (None, number):
-            wrong.append(e)
+            wrong.append(e)  # the other number than its subject's, or a group's, which takes either
     return wrong

@@ -46,6 +46,38 @@ def gloss_disagreement(source: str, corrected: str, gloss: str, edits: Sequence[
             return "gloss_names_missing_edit"  # "a very → very" where "a very" was left as it was
     if any(e.category == OTHER for e in edits):
         return "edit_unexplained"
+    if not _items_make(source_tokens, source, items, edits, corrected):
+        return "edit_partly_explained"  # "to wear → wear" beside "to wear trainers → wear train"
+    return None
+
+
+def _items_make(
+    tokens: Sequence[Token], source: str, items: Sequence[GlossItem], edits: Sequence[Edit], corrected: str
+) -> bool:
+    """Whether the gloss items, each made where its words touch an edit, give the corrected
+    sentence: every change the answer made is one the gloss names."""
+    made: list[Edit] = []
+    for item in items:
+        part = _words(item.original)
+        at = _place_at_an_edit(tokens, part, edits)
+        if at is None:
+            return True  # an insertion named by its neighbour only: told by the checks above
+        made.append(Edit(at[0], at[1], source[at[0] : at[1]], item.replacement, OTHER))
+    made.sort(key=lambda e: e.start)
+    if any(a.end > b.start for a, b in zip(made, made[1:], strict=False)):
+        return True  # two items over the same words: not a case this check can judge
+    return _words(apply_edits(source, made)) == _words(corrected)
+
+
+def _place_at_an_edit(tokens: Sequence[Token], part: Sequence[str], edits: Sequence[Edit]) -> tuple[int, int] | None:
+    """The characters of the first place where the words `part` stand in the source touching an edit."""
+    n = len(part)
+    for i in range(len(tokens) - n + 1):
+        if [t.text for t in tokens[i : i + n]] == list(part):
+            start = tokens[i - 1].end if i > 0 else 0
+            end = tokens[i + n].start if i + n < len(tokens) else tokens[-1].end
+            if any(e.start <= end and e.end >= start for e in edits):
+                return tokens[i].start, tokens[i + n - 1].end
     return None
 
 
@@ -61,17 +93,10 @@ def _contains(words: Sequence[str], part: Sequence[str]) -> bool:
 
 def _at_an_edit(tokens: Sequence[Token], part: Sequence[str], edits: Sequence[Edit]) -> bool:
     """Whether some place where the words `part` stand in the source touches an edit: the gloss
-    item names words the answer changed, not words it left alone."""
-    n = len(part)
-    for i in range(len(tokens) - n + 1):
-        if [t.text for t in tokens[i : i + n]] == list(part):
-            # the spaces around the words count as theirs: "has → has had" is an edit that puts
-            # "had" in after "has", which may start at the next word
-            start = tokens[i - 1].end if i > 0 else 0
-            end = tokens[i + n].start if i + n < len(tokens) else tokens[-1].end
-            if any(e.start <= end and e.end >= start for e in edits):
-                return True
-    return False
+    item names words the answer changed, not words it left alone. The spaces around the words
+    count as theirs: "has → has had" is an edit that puts "had" in after "has", which may start at
+    the next word."""
+    return _place_at_an_edit(tokens, part, edits) is not None
 
 
 def explain(edits: Sequence[Edit]) -> str:

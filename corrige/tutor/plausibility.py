@@ -128,23 +128,3 @@ def write_known_words(model_dir: Path, texts: Iterable[str]) -> Path:
     lines = [f"{w}\t{n}" for w, n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
-
-
-# before these "too" says how much ("too many things", "too late"): "to" there is the mistake
-DEGREE_HEADS = frozenset("many much few little late early often long far".split())
-
-
-def too_made_to(sentence: str, original: str, replacement: str, end: int) -> bool:
-    """Whether an edit `original → replacement` ending at character `end` of `sentence` turns the
-    "too" of a degree into "to" ("buy too many things" → "to many things")."""
-    from lemminflect import getAllLemmas
-
-    if original.lower() != "too" or replacement.lower() != "to":
-        return False
-    after = words(sentence[end:])
-    if not after:
-        return False
-    lemmas = getAllLemmas(after[0])
-    # an adjective or adverb after it ("too small", "too quickly"); one that is a verb as well
-    # ("too clean the house") is rarer in learners' writing than the degree ("too busy")
-    return after[0] in DEGREE_HEADS or "ADJ" in lemmas or "ADV" in lemmas

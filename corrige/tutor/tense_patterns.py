@@ -23,9 +23,11 @@ from corrige.tutor.pattern_words import (
     PAST_SUBJECTS,
     TIME_UNITS,
     base_of_past,
+    is_base_verb,
     is_number,
     past_of,
     replace_tokens,
+    span_text,
     word_after,
 )
 
@@ -69,9 +71,9 @@ def perfect_with_past_time(tokens: Sequence[Token], words: list[str], text: str)
     """Last summer we have visited London → visited; I have seen him two days ago → saw: a present
     perfect in the clause of a finished time (yesterday, last week, ... ago), where Spanish's
     "hemos visitado" reads as English's past. Not beside since/for/never..., where the perfect fits."""
-    if "yesterday" not in words and "ago" not in words and "last" not in words:
+    if "yesterday" not in words and "ago" not in words and "last" not in words and "when" not in words:
         return
-    marks = _past_times(words)
+    marks = _past_times(words) + _past_whens(words)
     for i in range(len(words) - 2):
         if words[i] not in PAST_SUBJECTS or words[i + 1] not in ("have", "has", "'ve"):
             continue
@@ -114,6 +116,18 @@ def _past_times(words: list[str]) -> list[int]:
     return marks
 
 
+def _past_whens(words: list[str]) -> list[int]:
+    """Where a "when" opens a finished time: "when I was a child", "when we went there" (I have seen
+    it when I was a child → saw)."""
+    return [
+        k
+        for k, w in enumerate(words)
+        if w == "when"
+        and word_after(words, k + 1) in PAST_SUBJECTS
+        and (word_after(words, k + 2) in ("was", "were") or base_of_past(word_after(words, k + 2)) is not None)
+    ]
+
+
 def _one_clause(words: list[str], first: int, last: int, k: int) -> bool:
     """Whether the time word at `k` is in the clause of the verb group `words[first:last + 1]`."""
     lo, hi = (k, first) if k < first else (last, k)
@@ -140,12 +154,29 @@ def _since_a_time(words: list[str], k: int) -> bool:
     year = after.isdigit() and len(after) == 4
     length = is_number(after) and word_after(words, k + 2) in TIME_UNITS and word_after(words, k + 3) != "ago"
     childhood = after in PAST_SUBJECTS and word_after(words, k + 2) in ("was", "were") and _a_childhood(words, k + 3)
-    return year or length or childhood or after in ("last", "yesterday") or after in MONTHS or after in DAYS
+    start = words[k + 1 : k + 3] in SINCE_STARTS or after in ("then", "childhood")
+    return year or length or childhood or start or after in ("last", "yesterday") or after in MONTHS or after in DAYS
+
+
+# "since that day", "since primary school": a time where a clause would follow "since" a reason
+SINCE_STARTS = (
+    ["that", "day"],
+    ["that", "moment"],
+    ["that", "time"],
+    ["the", "beginning"],
+    ["the", "first"],
+    ["primary", "school"],
+    ["secondary", "school"],
+    ["high", "school"],
+)
 
 
 def _a_childhood(words: list[str], k: int) -> bool:
     """ "a child", "young", "at school"... at `k`: "since I was a child" is a time ("desde niño")."""
-    return word_after(words, k) in ("young", "little", "small") or (words[k : k + 2] in CHILDHOODS)
+    return word_after(words, k) in CHILDHOOD_WORDS or (words[k : k + 2] in CHILDHOODS)
+
+
+CHILDHOOD_WORDS = frozenset("young little small children kids babies teenagers students".split())
 
 
 CHILDHOODS = (
@@ -341,10 +372,53 @@ def had_already(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
             return
 
 
+def past_for_perfect(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I didn't see her since last year → haven't seen; I didn't finish yet → haven't finished; I
+    lived in Madrid since 2010 → have lived; Did you finish yet? → Have you finished: a past with
+    "since" a time, or "yet", in its clause takes the present perfect ("desde", "todavía"). Not
+    beside "until" (since 2010 until 2015, a finished stretch)."""
+    if ("since" not in words and "yet" not in words) or _A_STORY & set(words):
+        return  # "When I saw him, he didn't know yet": a story's past, whose perfect is "had"
+    for i in range(len(words) - 2):
+        if words[i] == "did" and words[i + 1] in PERFECT_AUXILIARY and "yet" in _clause_from(words, i):
+            participle = getInflection(words[i + 2], "VBN") if is_base_verb(words[i + 2]) else ()
+            if participle:
+                aux = PERFECT_AUXILIARY[words[i + 1]]
+                subject = span_text(tokens, text, i + 1, i + 2)
+                yield replace_tokens(tokens, i, i + 3, f"{aux} {subject} {participle[0]}", "present_perfect", text)
+                return
+        if words[i] not in PERFECT_AUXILIARY or (i > 0 and words[i - 1] in ("do", "does", "did")):
+            continue
+        clause = _clause_from(words, i)
+        since = any(w == "since" and _since_a_time(words, i + k) for k, w in enumerate(clause))
+        if not since and ("yet" not in clause or words[i + 2] in STATES):
+            continue  # "I didn't know it yet" may tell a story
+        aux, verb = PERFECT_AUXILIARY[words[i]], words[i + 1]
+        if verb == "didn't" and is_base_verb(words[i + 2]) and (participle := getInflection(words[i + 2], "VBN")):
+            yield replace_tokens(tokens, i + 1, i + 3, f"{aux}n't {participle[0]}", "present_perfect", text)
+        elif since and verb in ("was", "were"):
+            yield replace_tokens(tokens, i + 1, i + 2, f"{aux} been", "present_perfect", text)
+        elif since and (base := base_of_past(verb)) and (participle := getInflection(base, "VBN")):
+            yield replace_tokens(tokens, i + 1, i + 2, f"{aux} {participle[0]}", "present_perfect", text)
+        return
+
+
+# words of a story told in the past, or of a finished stretch ("since 2010 until 2015")
+_A_STORY = frozenset("when had then yesterday ago until till".split())
+STATES = frozenset("know understand realise realize believe think remember".split())
+
+
+def _clause_from(words: list[str], i: int) -> list[str]:
+    """The words from `i` to the end of their clause (a conjunction or a comma)."""
+    end = next((k for k in range(i + 1, len(words)) if words[k] in _CLAUSE_BREAKS or words[k] == ","), len(words))
+    return words[i:end]
+
+
 TENSE_RULES = (
     past_marker,
     perfect_with_past_time,
     present_since,
+    past_for_perfect,
     present_in_past_clause,
     present_after_past,
     future_in_time_clause,

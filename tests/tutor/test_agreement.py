@@ -41,6 +41,8 @@ def test_the_number_an_edit_gives_the_verb(original, replacement, number):
         ("Another disadvantage that affects other people is that we only show a part of our lives.", "is", "are"),
         ("The list of my favourite books has changed a lot.", "has", "have"),
         ("My parents live in a small town near the sea.", "live", "lives"),  # subject: parents
+        ("The staff were really friendly.", "were", "was"),  # a group: either number is right
+        ("My family is very big.", "is", "are"),
     ],
 )
 def test_an_edit_against_the_subject_is_dropped(sentence, original, replacement):

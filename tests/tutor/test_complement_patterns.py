@@ -53,6 +53,16 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("I have bought a gift for my mother two days ago.", [("have bought", "bought", "past_marker")]),
         ("We stayed there the last summer with my family.", [("the last summer", "last summer", "determiner")]),
         ("She told that she would come.", [("told", "said", "calque")]),
+        ("I didn't see her since last year.", [("didn't see", "haven't seen", "present_perfect")]),
+        ("He didn't call me since Monday.", [("didn't call", "hasn't called", "present_perfect")]),
+        ("I didn't finish yet.", [("didn't finish", "haven't finished", "present_perfect")]),
+        ("Did you finish your homework yet?", [("Did you finish", "Have you finished", "present_perfect")]),
+        ("I lived in Madrid since 2010.", [("lived", "have lived", "present_perfect")]),
+        ("I was ill since Monday.", [("was", "have been", "present_perfect")]),
+        ("I know him since we were children.", [("know", "have known", "present_perfect")]),
+        ("We are friends since primary school.", [("are", "have been", "present_perfect")]),
+        ("We have visited Rome when we went to Italy.", [("have visited", "visited", "past_marker")]),
+        ("Did you ever been to London?", [("Did you ever been", "Have you ever been", "present_perfect")]),
         ("I don't have no money.", [("no", "any", "double_negation")]),
         ("Before go to sleep, I read.", [("go", "going", "verb_form")]),
         ("We went there for visit the museum.", [("for", "to", "purpose_for")]),
@@ -95,6 +105,12 @@ def test_a_pattern_is_fixed(sentence, expected):
         "I spent the last week of July there.",
         "I know what you mean.",
         "I was told that he left.",  # the person told is the subject
+        "I didn't know it yet.",  # a story may say so
+        "When I saw him, he was ill since Monday.",  # a story's past: "had been", not "have been"
+        "I lived there since 2010 until 2015.",  # a finished stretch
+        "Since I arrived, I was happy.",
+        "She didn't call me since she left.",  # "since she left": not told as a time here
+        "I have lived here since I was a child.",
         "He told that story again.",
         "I can't say no.",
         "I need it for work the next day.",

@@ -7,7 +7,6 @@ from corrige.tutor.plausibility import (
     common_word_capitalised,
     content_mismatch,
     load_known_words,
-    too_made_to,
     unknown_words,
     write_known_words,
 )
@@ -75,18 +74,3 @@ def test_the_tutor_abstains_on_an_answer_that_capitalises_a_common_word():
     tutor = tiny_tutor(answers, TutorConfig(min_token_prob=0.5))
     c = read(tutor, "To err is human.", answers[0])
     assert c.abstained and c.abstain_reason == "common_word_capitalised" and c.corrected == "To err is human."
-
-
-@pytest.mark.parametrize(
-    ("sentence", "wrong"),
-    [
-        ("They buy too many things.", True),
-        ("It was too late.", True),
-        ("The room was too small for us.", True),
-        ("I went too the shop.", False),  # "to the shop": a place
-        ("I want too go home.", False),  # "to go"
-    ],
-)
-def test_too_of_a_degree_made_to_is_told_apart(sentence, wrong):
-    end = sentence.index("too") + 3
-    assert too_made_to(sentence, "too", "to", end) is wrong

@@ -1,0 +1,119 @@
+"""Edits of the model's answer that the sentence itself shows to be wrong.
+
+The model is sure of some edits it should not make: *buy too many things → to many*, *on the 15th
+→ in the 15th*, *My grandparents moved → My grandparent moved*, *The music … makes the scenes →
+made*, *wear a uniform → wear uniform*. Each check here reads only the sentence around the edit
+and says when the edit goes against it: a degree word after "too", a date after "on", a plural
+with nothing asking for one thing, a past with no past in the sentence, an article dropped before
+a noun that counts. The tutor drops such an edit (`agent.Tutor.interpret`); a correction left with
+none abstains, as for agreement.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from lemminflect import getAllLemmas, getInflection
+
+from corrige.tutor.edits import Edit
+from corrige.tutor.pattern_words import base_of_past
+
+_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|\d+\w*")
+
+# before these "too" says how much ("too many things", "too late"): "to" there is the mistake
+DEGREE_HEADS = frozenset("many much few little late early often long far".split())
+# a date or a day after "on": "on the 15th", "on Monday", "on 3 May"
+ORDINAL = re.compile(r"^(\d+(st|nd|rd|th)?|first|second|third|fourth|fifth|tenth|twentieth|thirtieth)$")
+DAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday weekdays weekends".split())
+# what asks for one thing before a noun ("a friends", "every days", "this cars")
+ONE_THING = frozenset("a an one every each this that another either neither single".split())
+# what tells of a past in the sentence, besides a verb's simple past
+PAST_WORDS = frozenset("was were had did didn't wasn't weren't hadn't yesterday ago last".split())
+# nouns without "a" in the general sense, which a learner may give one ("a advice", "a breakfast")
+NO_ARTICLE_NOUNS = frozenset(
+    """advice information news furniture homework luggage work weather fun breakfast lunch dinner
+    music traffic money bread water food health nature love english spanish""".split()
+)
+TENSE_CATEGORIES = frozenset({"verb_tense", "past_marker"})
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def too_made_to(sentence: str, e: Edit) -> bool:
+    """ "buy too many things" → "to many things": the "too" of a degree turned into "to"."""
+    if e.original.lower() != "too" or e.replacement.lower() != "to":
+        return False
+    after = _words(sentence[e.end :])
+    if not after:
+        return False
+    lemmas = getAllLemmas(after[0])
+    # an adjective or adverb after it ("too small", "too quickly"); one that is a verb as well
+    # ("too clean the house") is rarer in learners' writing than the degree ("too busy")
+    return after[0] in DEGREE_HEADS or "ADJ" in lemmas or "ADV" in lemmas
+
+
+def date_preposition_changed(sentence: str, e: Edit) -> bool:
+    """ "on the 15th" → "in the 15th": "on" before a date or a day is right; the edit is not."""
+    if e.original.lower() != "on":
+        return False
+    after = _words(sentence[e.end :])[:2]
+    if after[:1] == ["the"]:
+        after = after[1:]
+    return bool(after) and (ORDINAL.match(after[0]) is not None or after[0] in DAYS)
+
+
+def plural_made_singular(sentence: str, e: Edit) -> bool:
+    """ "My grandparents moved" → "My grandparent moved": a plural made singular with nothing
+    before it that asks for one thing ("a friends", "every days" do)."""
+    old, new = e.original.lower(), e.replacement.lower()
+    if e.category != "noun_number" or " " in old or " " in new or not _plural_of(new, old):
+        return False
+    before = _words(sentence[: e.start])[-1:]
+    return not (before and before[0] in ONE_THING)
+
+
+@lru_cache(maxsize=4096)
+def _plural_of(singular: str, word: str) -> bool:
+    return "NOUN" in getAllLemmas(singular) and word in getInflection(singular, "NNS") and word != singular
+
+
+def past_without_a_past(sentence: str, e: Edit) -> bool:
+    """ "The music is incredible and makes the scenes" → "made": a present made past where nothing
+    else in the sentence tells of a past."""
+    old, new = e.original.lower(), e.replacement.lower()
+    if e.category not in TENSE_CATEGORIES or " " in old or " " in new:
+        return False
+    if base_of_past(new) is None or base_of_past(new) not in getAllLemmas(old).get("VERB", ()):
+        return False
+    rest = _words(sentence[: e.start]) + _words(sentence[e.end :])
+    return not any(w in PAST_WORDS or base_of_past(w) is not None for w in rest)
+
+
+def counted_noun_lost_its_article(sentence: str, e: Edit) -> bool:
+    """ "wear a uniform" → "wear uniform": "a" dropped before a noun that counts (not "a advice",
+    "a breakfast", which are the learner's mistakes)."""
+    old, new = _words(e.original), _words(e.replacement)
+    if len(old) != len(new) + 1 or old[0] not in ("a", "an") or old[1:] != new or not new:
+        return False
+    noun = new[-1]
+    if noun in NO_ARTICLE_NOUNS or "NOUN" not in getAllLemmas(noun):
+        return False
+    plurals = getInflection(noun, "NNS")
+    return bool(plurals) and plurals[0] != noun
+
+
+CHECKS = (
+    too_made_to,
+    date_preposition_changed,
+    plural_made_singular,
+    past_without_a_past,
+    counted_noun_lost_its_article,
+)
+
+
+def against_the_sentence(sentence: str, edits: list[Edit]) -> list[Edit]:
+    """The edits one of the checks finds wrong in `sentence`."""
+    return [e for e in edits if any(check(sentence, e) for check in CHECKS)]

@@ -1,0 +1,65 @@
+"""The model's edits that the sentence itself shows to be wrong (`edit_checks.py`), and the ones
+it leaves alone."""
+
+import pytest
+
+from corrige.tutor.agent import Correction, _without_wrong_edits
+from corrige.tutor.edit_checks import against_the_sentence
+from corrige.tutor.edits import Edit
+
+
+def edit(sentence: str, original: str, replacement: str, category: str) -> Edit:
+    start = sentence.index(original)
+    return Edit(start, start + len(original), original, replacement, category)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "original", "replacement", "category"),
+    [
+        ("They buy too many things.", "too", "to", "word_confusion"),
+        ("It was too late.", "too", "to", "word_confusion"),
+        ("The room was too small for us.", "too", "to", "word_confusion"),
+        ("We have a party on the 15th.", "on", "in", "preposition"),
+        ("We meet on Monday.", "on", "at", "preposition"),
+        ("My grandparents moved to a village.", "grandparents", "grandparent", "noun_number"),
+        ("The music is great and makes me happy.", "makes", "made", "verb_tense"),
+        ("We had to wear a uniform at school.", "a uniform", "uniform", "determiner"),
+        ("She bought a new car.", "a new car", "new car", "determiner"),
+        ("She is a good teacher.", "is", "was", "verb_tense"),
+    ],
+)
+def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replacement, category):
+    e = edit(sentence, original, replacement, category)
+    assert against_the_sentence(sentence, [e]) == [e]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "original", "replacement", "category"),
+    [
+        ("I went too the shop.", "too", "to", "word_confusion"),  # a place after it
+        ("I want too go home.", "too", "to", "word_confusion"),
+        ("We arrived on the station.", "on", "at", "preposition"),
+        ("I have a friends in Madrid.", "friends", "friend", "noun_number"),  # "a" asks for one
+        ("I see every days the sea.", "days", "day", "noun_number"),
+        ("Yesterday I go to the cinema.", "go", "went", "past_marker"),  # a past in the sentence
+        ("When I was young I play football.", "play", "played", "verb_tense"),
+        ("Can you give me a advice?", "a advice", "advice", "determiner"),  # no "a" in the general sense
+        ("We had a breakfast at eight.", "a breakfast", "breakfast", "determiner"),
+        ("Last year she is our teacher.", "is", "was", "verb_tense"),
+    ],
+)
+def test_an_edit_the_sentence_allows_is_kept(sentence, original, replacement, category):
+    assert against_the_sentence(sentence, [edit(sentence, original, replacement, category)]) == []
+
+
+def test_a_correction_loses_only_the_wrong_edit_and_abstains_with_none_left():
+    sentence = "My grandparents moved to a small vilage."
+    wrong, spelling = (
+        edit(sentence, "grandparents", "grandparent", "noun_number"),
+        edit(sentence, "vilage", "village", "spelling"),
+    )
+    c = Correction(sentence, "My grandparent moved to a small village.", "", [wrong, spelling])
+    kept = _without_wrong_edits(c)
+    assert kept.edits == [spelling] and kept.corrected == "My grandparents moved to a small village."
+    alone = _without_wrong_edits(Correction(sentence, "My grandparent moved to a small vilage.", "", [wrong]))
+    assert alone.abstained and alone.abstain_reason == "against_the_sentence" and alone.corrected == sentence
