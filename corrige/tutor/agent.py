@@ -37,7 +37,7 @@ from corrige.tutor.bundled import READER_MODEL as READER_MODEL
 from corrige.tutor.bundled import SEED_MODEL as SEED_MODEL
 from corrige.tutor.bundled import engine_parts as engine_parts
 from corrige.tutor.categories import OTHER
-from corrige.tutor.consistency import explain, gloss_disagreement, gloss_from_words, keep_explained
+from corrige.tutor.consistency import GLOSS_CUT_SHORT, explain, gloss_disagreement, gloss_from_words, keep_explained
 from corrige.tutor.drafting import AnswerDrafter
 from corrige.tutor.edit_labels import CAPITALISED, load_word_tables
 from corrige.tutor.edits import Edit, apply_edits, changed_spans, diff_edits, non_overlapping
@@ -380,6 +380,8 @@ class TutorFront:
         if not edits:  # whatever the gloss says, nothing changed: "sin errores", never a named edit
             corrected, gloss = original, NO_ERRORS_GLOSS
         disagreement = gloss_disagreement(original, corrected, gloss, edits)
+        if disagreement == GLOSS_CUT_SHORT:  # the edits are right, their gloss left a small word out
+            gloss, disagreement = explain(edits), None
         if disagreement and self.config.gloss_from_edits:
             named = gloss_from_words(original, edits, partial=True)
             if named is not None:

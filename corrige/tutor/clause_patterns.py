@@ -72,13 +72,28 @@ def although_but(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
 
 # people a clause after a comma says more about ("my friend Carlos, who is a doctor")
 PEOPLE_NOUNS = frozenset("friend brother sister mother father teacher doctor boss cousin uncle aunt neighbour".split())
-RELATIVE_VERBS = frozenset("is was lives lived works worked has had loves loved studies studied comes came".split())
+RELATIVE_VERBS = frozenset(
+    "is was lives lived works worked has had loves loved studies studied comes came helps helped teaches taught".split()
+)
+PERSONS = PEOPLE_NOUNS | frozenset(
+    "man woman boy girl person guy lady child kid student friends people children students teachers neighbours".split()
+)
 
 
 def who_after_a_name(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """My friend Carlos, that is a doctor → , who is a doctor: a clause between commas about a
-    person takes "who", never "that"."""
+    person takes "who", never "that"; the man which lives next door → who, a woman which I met →
+    who: "which" is for things (not "I met my brother, which was a surprise": the meeting was)."""
+    for i in range(1, len(words) - 1):
+        if words[i] != "which" or words[i - 1] not in PERSONS:
+            continue
+        after = words[i + 1]
+        if after in RELATIVE_VERBS or after in shared.PAST_SUBJECTS:
+            yield shared.replace_tokens(tokens, i, i + 1, "who", "pronoun", text)
     for i in range(2, len(words) - 2):
+        if words[i] == "," and words[i + 1] == "which" and words[i - 1] in PERSONS:
+            if words[i + 2] in RELATIVE_VERBS and words[i + 2] not in ("is", "was"):
+                yield shared.replace_tokens(tokens, i + 1, i + 2, "who", "pronoun", text)
         if words[i] != "," or words[i + 1] != "that" or words[i + 2] not in RELATIVE_VERBS:
             continue
         # a person's noun, or a name after one ("my friend Carlos"; "Spain, that is..." is no person)

@@ -9,6 +9,7 @@ when this check finds a disagreement.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -16,6 +17,7 @@ from corrige.tutor.answer_text import NO_ERRORS_GLOSS, GlossItem, render_gloss, 
 from corrige.tutor.categories import LABELS, OTHER, id_of
 from corrige.tutor.edit_labels import name_edit
 from corrige.tutor.edits import Edit, Token, apply_edits, tokenize
+from corrige.tutor.plausibility import FUNCTION_WORDS as PLAUSIBLE_FUNCTION_WORDS
 
 
 def gloss_disagreement(source: str, corrected: str, gloss: str, edits: Sequence[Edit]) -> str | None:
@@ -46,39 +48,34 @@ def gloss_disagreement(source: str, corrected: str, gloss: str, edits: Sequence[
             return "gloss_names_missing_edit"  # "a very → very" where "a very" was left as it was
     if any(e.category == OTHER for e in edits):
         return "edit_unexplained"
-    if not _items_make(source_tokens, source, items, edits, corrected):
+    unnamed = _words_no_item_names(items, edits)
+    if unnamed - SMALL_WORDS:
         return "edit_partly_explained"  # "to wear → wear" beside "to wear trainers → wear train"
+    if unnamed:
+        return GLOSS_CUT_SHORT  # "had 17 years → was 17" beside "years → years old"
     return None
 
 
-def _items_make(
-    tokens: Sequence[Token], source: str, items: Sequence[GlossItem], edits: Sequence[Edit], corrected: str
-) -> bool:
-    """Whether the gloss items, each made where its words touch an edit, give the corrected
-    sentence: every change the answer made is one the gloss names."""
-    made: list[Edit] = []
-    for item in items:
-        part = _words(item.original)
-        at = _place_at_an_edit(tokens, part, edits)
-        if at is None:
-            return True  # an insertion named by its neighbour only: told by the checks above
-        made.append(Edit(at[0], at[1], source[at[0] : at[1]], item.replacement, OTHER))
-    made.sort(key=lambda e: e.start)
-    if any(a.end > b.start for a, b in zip(made, made[1:], strict=False)):
-        return True  # two items over the same words: not a case this check can judge
-    return _words(apply_edits(source, made)) == _words(corrected)
+# an item cut short may leave out one of these ("was 17" for "was 17 years old"): the edits are
+# the model's, its gloss is then written from them (`agent`); a content word left out is not
+SMALL_WORDS = PLAUSIBLE_FUNCTION_WORDS
+GLOSS_CUT_SHORT = "gloss_cut_short"
 
 
-def _place_at_an_edit(tokens: Sequence[Token], part: Sequence[str], edits: Sequence[Edit]) -> tuple[int, int] | None:
-    """The characters of the first place where the words `part` stand in the source touching an edit."""
-    n = len(part)
-    for i in range(len(tokens) - n + 1):
-        if [t.text for t in tokens[i : i + n]] == list(part):
-            start = tokens[i - 1].end if i > 0 else 0
-            end = tokens[i + n].start if i + n < len(tokens) else tokens[-1].end
-            if any(e.start <= end and e.end >= start for e in edits):
-                return tokens[i].start, tokens[i + n - 1].end
-    return None
+def _words_no_item_names(items: Sequence[GlossItem], edits: Sequence[Edit]) -> set[str]:
+    """The words an edit puts in that no item's replacement has, and those it takes out that no
+    item's original has: an item may name a move loosely ("your job → is your job" for "your job
+    is → is your job"), but a word the answer changed and no item names is not explained."""
+    named_in = Counter(w.lower() for item in items for w in _words(item.replacement))
+    named_out = Counter(w.lower() for item in items for w in _words(item.original))
+    unnamed: set[str] = set()
+    for e in edits:
+        before, after = (
+            Counter(w.lower() for w in _words(e.original)),
+            Counter(w.lower() for w in _words(e.replacement)),
+        )
+        unnamed |= set((after - before) - named_in) | set((before - after) - named_out)
+    return unnamed
 
 
 def _words(text: str) -> list[str]:
@@ -96,7 +93,14 @@ def _at_an_edit(tokens: Sequence[Token], part: Sequence[str], edits: Sequence[Ed
     item names words the answer changed, not words it left alone. The spaces around the words
     count as theirs: "has → has had" is an edit that puts "had" in after "has", which may start at
     the next word."""
-    return _place_at_an_edit(tokens, part, edits) is not None
+    n = len(part)
+    for i in range(len(tokens) - n + 1):
+        if [t.text for t in tokens[i : i + n]] == list(part):
+            start = tokens[i - 1].end if i > 0 else 0
+            end = tokens[i + n].start if i + n < len(tokens) else tokens[-1].end
+            if any(e.start <= end and e.end >= start for e in edits):
+                return True
+    return False
 
 
 def explain(edits: Sequence[Edit]) -> str:

@@ -17,6 +17,7 @@ from functools import lru_cache
 from lemminflect import getAllLemmas, getInflection
 
 from corrige.tutor.edits import Edit
+from corrige.tutor.function_words import FUNCTION_WORDS
 from corrige.tutor.pattern_words import base_of_past
 
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|\d+\w*")
@@ -35,6 +36,7 @@ NO_ARTICLE_NOUNS = frozenset(
     """advice information news furniture homework luggage work weather fun breakfast lunch dinner
     music traffic money bread water food health nature love english spanish""".split()
 )
+YEAR = re.compile(r"^(1[89]\d\d|20[0-2]\d)$")  # "in 2015": a past, most often
 TENSE_CATEGORIES = frozenset({"verb_tense", "past_marker"})
 
 
@@ -89,7 +91,7 @@ def past_without_a_past(sentence: str, e: Edit) -> bool:
     if base_of_past(new) is None or base_of_past(new) not in getAllLemmas(old).get("VERB", ()):
         return False
     rest = _words(sentence[: e.start]) + _words(sentence[e.end :])
-    return not any(w in PAST_WORDS or base_of_past(w) is not None for w in rest)
+    return not any(w in PAST_WORDS or YEAR.match(w) or base_of_past(w) is not None for w in rest)
 
 
 def counted_noun_lost_its_article(sentence: str, e: Edit) -> bool:
@@ -99,8 +101,13 @@ def counted_noun_lost_its_article(sentence: str, e: Edit) -> bool:
     if len(old) != len(new) + 1 or old[0] not in ("a", "an") or old[1:] != new or not new:
         return False
     noun = new[-1]
-    if noun in NO_ARTICLE_NOUNS or "NOUN" not in getAllLemmas(noun):
-        return False
+    if (
+        new[0] in FUNCTION_WORDS
+        or new[0] in ("such", "own")
+        or noun in NO_ARTICLE_NOUNS
+        or "NOUN" not in getAllLemmas(noun)
+    ):
+        return False  # "a such situation", "a your friend": the article is the mistake
     plurals = getInflection(noun, "NNS")
     return bool(plurals) and plurals[0] != noun
 

@@ -13,7 +13,7 @@ from corrige.tutor.edit_labels import CAPITALISED
 from corrige.tutor.edits import Edit, Token
 
 NUMBER_WORDS = frozenset("two three four five six seven eight nine ten eleven twelve many several".split())
-TIME_UNITS = frozenset("years months weeks days hours minutes".split())
+TIME_UNITS = frozenset("years months weeks days hours minutes nights".split())
 ENDS_A_PHRASE = frozenset(". , ; ! ? and but".split())
 # verbs learners leave without -s that are not also common nouns or adjectives before an object
 THIRD_PERSON_VERBS = frozenset(

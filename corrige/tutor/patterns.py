@@ -79,7 +79,8 @@ PROFESSIONS = frozenset(
     """teacher doctor nurse engineer student lawyer waiter waitress cook chef pilot dentist architect
     journalist farmer policeman firefighter secretary mechanic scientist artist musician singer actor
     actress writer designer programmer accountant manager driver builder electrician plumber
-    hairdresser vet pharmacist""".split()
+    hairdresser vet pharmacist receptionist cashier lifeguard instructor translator interpreter babysitter
+    photographer painter baker butcher soldier monitor guide volunteer""".split()
 )
 INTENSIFIERS = frozenset("very so too really quite".split())
 # one- and two-syllable adjectives whose comparative is -er ("more easy" → "easier")
@@ -109,7 +110,7 @@ ABSTRACT_NOUNS = frozenset(
 )
 GENERIC_VERBS = frozenset("is was can has will makes gives".split())
 # nouns a learner gives "the" in the general sense ("la sociedad", "la naturaleza", "la humanidad")
-GENERAL_NOUNS = frozenset("society nature mankind humanity pollution unemployment poverty tourism".split())
+GENERAL_NOUNS = frozenset("society nature mankind humanity pollution unemployment poverty tourism technology".split())
 
 
 @lru_cache(maxsize=4096)
@@ -137,11 +138,28 @@ def people_plural(tokens: Sequence[Token], words: list[str], text: str) -> Itera
     if "people" not in words:
         return
     for i in range(len(words) - 1):
-        if words[i] != "people" or words[i + 1] not in PEOPLE_VERBS:
+        if words[i] != "people":
+            continue
+        if words[i + 1] == "who" and i + 2 < len(words) and (base := _people_verb(words[i + 2])):
+            yield replace_tokens(tokens, i + 2, i + 3, base, "people_plural", text)  # the people who lives
+            continue
+        if _people_verb(words[i + 1]) is None:
             continue
         before = words[max(i - 3, 0) : i]
         if "of" not in before or any(w in PEOPLE_COUNTERS for w in before):
-            yield replace_tokens(tokens, i + 1, i + 2, PEOPLE_VERBS[words[i + 1]], "people_plural", text)
+            yield replace_tokens(tokens, i + 1, i + 2, _people_verb(words[i + 1]) or "", "people_plural", text)
+
+
+@lru_cache(maxsize=4096)
+def _people_verb(word: str) -> str | None:
+    """The plural of a verb's singular after "people": is → are, thinks → think, spends → spend (an
+    -s form that is no noun's plural too: not "needs", "plans")."""
+    if word in PEOPLE_VERBS:
+        return PEOPLE_VERBS[word]
+    lemmas = getAllLemmas(word)
+    if not word.endswith("s") or "NOUN" in lemmas:
+        return None
+    return next((v for v in lemmas.get("VERB", ()) if word in getInflection(v, "VBZ")), None)
 
 
 def verb_patterns(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
@@ -301,9 +319,12 @@ def missing_subject(tokens: Sequence[Token], words: list[str], text: str) -> Ite
         thinks = words[i] in THINKING and i > 0 and words[i - 1] in THINKERS and (i < 2 or words[i - 2] in STARTS)
         # "I learnt that is important to wait": "that" is the conjunction where "to"/"that" follows
         learnt = words[i] == "that" and i > 0 and words[i - 1] in LEARNING and _extraposed(words, i + 2)
-        weather = words[i] == "," and word_after(words, i + 2) in SKY  # "…, was raining all day"
+        weather = (words[i] == "," or (i == 0 and words[i] in TIME_OPENERS)) and word_after(words, i + 2) in SKY
+        # "In my opinion, is very difficult", "The problem is that is very expensive"
+        opened = words[i] == "," and words[0] in OPENING_WORDS and not RELATIVES & set(words[:i])
+        judged_after = (opened or words[i - 1 : i + 1] == ["is", "that"]) and _says_how_it_is(words, i + 2)
         judged = (thinks or words[i] == "if") and _says_how_it_is(words, i + 2)
-        if words[i] == "because" or weather or learnt or judged:
+        if words[i] == "because" or weather or learnt or judged or judged_after:
             yield replace_tokens(tokens, i + 1, i + 2, f"it {words[i + 1]}", "missing_subject", text)
 
 
@@ -315,6 +336,14 @@ STARTS = frozenset(", ; and but so because".split())
 LEARNING = THINKING | frozenset("learnt learned realised realized discovered understood said say says".split())
 # the weather words that only "it" can be (a person can be cold, not raining)
 SKY = frozenset("raining snowing sunny windy cloudy foggy".split())
+# what opens a sentence before a comma with no subject of its own ("In my opinion, is difficult"),
+# not "Edison, who invented the bulb, is an example"
+OPENING_WORDS = frozenset(
+    """in on for however nowadays also moreover besides unfortunately personally firstly secondly
+    finally actually honestly obviously furthermore therefore so but and of as today""".split()
+)
+RELATIVES = frozenset("who which that whose".split())
+TIME_OPENERS = frozenset("yesterday today tomorrow tonight".split())  # "Yesterday was raining"
 # what says how "it" is: the weather, a judgement ("important to", "necessary that", "a pity")
 JUDGEMENTS = frozenset(
     """important necessary possible impossible true clear obvious essential normal useful better worse easier

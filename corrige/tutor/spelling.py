@@ -72,6 +72,7 @@ LEARNER_MISSPELLINGS = {
     "lifes": "lives",
     "wifes": "wives",
     "futbol": "football",
+    "fourty": "forty",
     # a contraction without its apostrophe; "cant" and "wont" are words of their own
     **{
         w.replace("'", ""): w

@@ -176,7 +176,7 @@ def _a_childhood(words: list[str], k: int) -> bool:
     return word_after(words, k) in CHILDHOOD_WORDS or (words[k : k + 2] in CHILDHOODS)
 
 
-CHILDHOOD_WORDS = frozenset("young little small children kids babies teenagers students".split())
+CHILDHOOD_WORDS = frozenset("young little small children kids babies teenagers students born".split())
 
 
 CHILDHOODS = (

@@ -66,12 +66,35 @@ def object_before_to_me(tokens: Sequence[Token], words: list[str], text: str) ->
     for i in range(len(words) - 2):
         if words[i] not in EXPLAIN_FORMS or words[i + 1] not in OBJECT_PRONOUNS:
             continue
-        end = _object_end(tokens, words, i + 2)
+        end = _thing_explained_end(tokens, words, i + 2)
         if end is not None:
             moved = f"{shared.span_text(tokens, text, i + 2, end)} to {shared.span_text(tokens, text, i + 1, i + 2)}"
             yield shared.replace_tokens(tokens, i + 1, end, moved, "verb_pattern", text)
 
 
+def _thing_explained_end(tokens: Sequence[Token], words: list[str], start: int) -> int | None:
+    """Where the thing explained that starts at `start` ends: one word ("everything", "it"), or a
+    noun phrase up to the preposition, time or clause after it ("explained me the rules on the
+    first day" → "explained the rules to me on the first day"); None for anything longer."""
+    if words[start] in WHOLE_THINGS:
+        return start + 1
+    if words[start] not in NOUN_OPENERS:
+        return _object_end(tokens, words, start)
+    end = start + 1
+    while end < len(words) and tokens[end].is_word and words[end] not in AFTER_A_THING:
+        if words[end] in CLAUSE_WORDS or words[end] in shared.SUBJECT_PRONOUNS:
+            return None  # "explained me that he was lost": a clause, `patterns.verb_patterns`'
+        end += 1
+        if end - start > LONGEST_OBJECT:
+            return None
+    return end if end > start + 1 else None
+
+
+# a thing explained in one word, and what may follow a noun phrase explained ("the rules on Monday")
+WHOLE_THINGS = frozenset("everything something anything it".split())
+AFTER_A_THING = shared.ENDS_A_PHRASE | frozenset(
+    "in on at during for with from to yesterday today tomorrow because when before after again".split()
+)
 # quiero que vengas: I want you to come
 WANTING = frozenset("want wants wanted need needs needed".split())
 NOUN_OPENERS = frozenset("the a my your his her our its their these those this that some any all basic special".split())

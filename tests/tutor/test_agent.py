@@ -171,3 +171,15 @@ def test_an_answer_that_changes_nothing_says_so_whatever_its_gloss(tutor):
     c = tutor.interpret("Yesterday I went to the store", ids, lps)
     assert c.corrected == c.sentence and c.edits == [] and not c.changed
     assert c.gloss == "sin errores"
+
+
+def test_a_gloss_cut_short_is_written_from_the_edits_and_a_partial_one_abstains(tutor):
+    """ "had 17 years → was 17" leaves out the "old" the answer put in: the edits stand, the learner
+    reads them in their own words; "to wear → wear" beside "trainers → train" explains no "train"."""
+    ids, lps = answer(tutor, "When Jorge was 17 years old, he went out. / edad con be: had 17 years → was 17")
+    c = tutor.interpret("When Jorge had 17 years, he went out.", ids, lps)
+    assert c.corrected == "When Jorge was 17 years old, he went out." and not c.abstained
+    assert "years → years old" in c.gloss and "→ was 17" not in c.gloss
+    ids, lps = answer(tutor, "They didn't let us wear train. / forma verbal: to wear → wear")
+    c = tutor.interpret("They didn't let us to wear trainers.", ids, lps)
+    assert c.abstained and c.abstain_reason == "edit_partly_explained" and c.corrected == c.sentence

@@ -49,6 +49,11 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("Sorry for not write before.", [("write", "writing", "verb_form")]),
         ("Before go out, I check the weather.", [("go", "going", "verb_form")]),
         ("He explained me that he was lost.", [("me", "to me", "verb_pattern")]),
+        ("My boss explained me everything on the first day.", [("me everything", "everything to me", "verb_pattern")]),
+        (
+            "She explained me all the tasks during the interview.",
+            [("me all the tasks", "all the tasks to me", "verb_pattern")],
+        ),
         ("I have bought the tickets two months ago, so I waited.", [("have bought", "bought", "past_marker")]),
         ("I have bought a gift for my mother two days ago.", [("have bought", "bought", "past_marker")]),
         ("We stayed there the last summer with my family.", [("the last summer", "last summer", "determiner")]),
@@ -63,6 +68,18 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("We are friends since primary school.", [("are", "have been", "present_perfect")]),
         ("We have visited Rome when we went to Italy.", [("have visited", "visited", "past_marker")]),
         ("Did you ever been to London?", [("Did you ever been", "Have you ever been", "present_perfect")]),
+        ("I live in Madrid since I was born.", [("live", "have lived", "present_perfect")]),
+        ("In my opinion, is very difficult to find a job.", [("is", "it is", "missing_subject")]),
+        ("The only problem is that is very expensive.", [("is", "it is", "missing_subject")]),
+        ("Yesterday was raining all day.", [("was", "it was", "missing_subject")]),
+        ("We stayed there during five nights.", [("during", "for", "preposition")]),
+        ("I worked as receptionist.", [("receptionist", "a receptionist", "profession_article")]),
+        ("Without the technology, life is hard.", [("the technology", "technology", "generic_the")]),
+        ("People who likes sport are happy.", [("likes", "like", "people_plural")]),
+        ("People spends too much money.", [("spends", "spend", "people_plural")]),
+        ("The man which lives next door is nice.", [("which", "who", "pronoun")]),
+        ("A woman which I met there was kind.", [("which", "who", "pronoun")]),
+        ("My cousin, which lives in Canada, is a nurse.", [("which", "who", "pronoun")]),
         ("I don't have no money.", [("no", "any", "double_negation")]),
         ("Before go to sleep, I read.", [("go", "going", "verb_form")]),
         ("We went there for visit the museum.", [("for", "to", "purpose_for")]),
@@ -114,6 +131,11 @@ def test_a_pattern_is_fixed(sentence, expected):
         "He told that story again.",
         "I can't say no.",
         "I need it for work the next day.",
+        "I met my brother, which was a surprise.",  # the meeting was
+        "Edison, who invented the bulb, is obvious proof.",  # the comma closes a clause with a subject
+        "The book which I read was good.",
+        "I told my brother he was wrong.",  # "he" opens the clause told
+        "People plan their holidays early.",
     ],
 )
 def test_a_correct_or_ambiguous_sentence_is_left_alone(sentence):

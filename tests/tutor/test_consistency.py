@@ -56,6 +56,20 @@ def check(source: str, corrected: str, gloss: str) -> str | None:
             "ortografía: helps → help; artículo: a very → very",
             "gloss_names_missing_edit",
         ),
+        # an item names part of an edit: "trainers → train" is no item's
+        (
+            "They didn't let us to wear trainers.",
+            "They didn't let us wear train.",
+            "forma verbal: to wear → wear",
+            "edit_partly_explained",
+        ),
+        # an item cut short leaves a small word out: the edits stand, their gloss is written anew
+        (
+            "When Jorge had 17 years, he went out.",
+            "When Jorge was 17 years old, he went out.",
+            "edad con be: had 17 years → was 17",
+            "gloss_cut_short",
+        ),
     ],
 )
 def test_a_gloss_that_does_not_describe_the_edits_is_caught(source, corrected, gloss, reason):
@@ -73,6 +87,8 @@ def test_a_gloss_that_does_not_describe_the_edits_is_caught(source, corrected, g
             "posición del adverbio: very much football → football very much",
         ),
         ("We are fine.", "We are fine.", "sin errores"),
+        # a move named loosely: every word it puts in and takes out is named
+        ("What your job is?", "What is your job?", "orden de la pregunta: your job → is your job"),
     ],
 )
 def test_a_gloss_that_describes_the_edits_passes(source, corrected, gloss):

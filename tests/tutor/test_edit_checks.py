@@ -45,7 +45,10 @@ def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replaceme
         ("When I was young I play football.", "play", "played", "verb_tense"),
         ("Can you give me a advice?", "a advice", "advice", "determiner"),  # no "a" in the general sense
         ("We had a breakfast at eight.", "a breakfast", "breakfast", "determiner"),
+        ("In a such situation we left.", "a such", "such", "determiner"),  # the article is the mistake
+        ("He is a your friend.", "a your friend", "your friend", "determiner"),
         ("Last year she is our teacher.", "is", "was", "verb_tense"),
+        ("They play the guitar in 2015.", "play", "played", "past_marker"),  # a year
     ],
 )
 def test_an_edit_the_sentence_allows_is_kept(sentence, original, replacement, category):

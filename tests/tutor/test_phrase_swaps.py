@@ -247,6 +247,18 @@ def fixed(sentence: str) -> str:
         ("We couldn't listen the singer.", "We couldn't hear the singer.", "word_confusion"),
         ("He is one of the best players of the history.", "He is one of the best players in history.", "preposition"),
         ("We stayed there all the afternoon.", "We stayed there all afternoon.", "determiner"),
+        ("The room smelled to cigarettes.", "The room smelled of cigarettes.", "preposition"),
+        ("Most of students live here.", "Most students live here.", "determiner"),
+        ("I have a great news for you.", "I have great news for you.", "uncountable"),
+        ("He passes all day at the computer.", "He spends all day at the computer.", "collocation"),
+        ("It is a real history.", "It is a true story.", "word_confusion"),
+        ("I have cold.", "I am cold.", "calque"),
+        ("You have reason.", "You are right.", "calque"),
+        ("We did an effort.", "We made an effort.", "collocation"),
+        ("We went to the shopping.", "We went shopping.", "preposition"),
+        ("I was so much tired.", "I was so tired.", "word_order"),
+        ("My friend and me decided to go.", "My friend and I decided to go.", "pronoun"),
+        ("My brother he is a doctor.", "My brother is a doctor.", "pronoun"),
     ],
 )
 def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, category):
@@ -314,6 +326,9 @@ def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, catego
         "We went on a camping trip.",
         "They were there all the afternoons of July.",
         "The film was funny and the book was funnier.",
+        "We went to the shopping centre.",  # the centre, not the activity
+        "It costs too much expensive equipment.",  # "much" counts the equipment
+        "I have a cold.",
     ],
 )
 def test_a_right_reading_of_the_same_words_is_left_alone(sentence):

@@ -88,6 +88,7 @@ def test_learners_misspellings_the_rule_gets_wrong_have_their_word():
     # old texts hold "lifes" and "wifes" as words: a learner's plural made regular all the same
     speller = Speller({**COUNTS, "lifes": 40, "wifes": 12})
     assert speller.suggest("lifes") == "lives" and speller.suggest("wifes") == "wives"
+    assert speller.suggest("fourty") == "forty"  # "four" keeps its u in "four", not in "forty"
 
 
 def test_a_plural_made_regular_gets_its_plural_not_the_singular():
