@@ -110,7 +110,7 @@ ABSTRACT_NOUNS = frozenset(
 )
 GENERIC_VERBS = frozenset("is was can has will makes gives".split())
 # nouns a learner gives "the" in the general sense ("la sociedad", "la naturaleza", "la humanidad")
-GENERAL_NOUNS = frozenset("society nature mankind humanity pollution unemployment poverty tourism technology".split())
+GENERAL_NOUNS = frozenset("society nature mankind humanity pollution unemployment poverty tourism".split())
 
 
 @lru_cache(maxsize=4096)

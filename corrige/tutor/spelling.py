@@ -73,6 +73,26 @@ LEARNER_MISSPELLINGS = {
     "wifes": "wives",
     "futbol": "football",
     "fourty": "forty",
+    # misspellings the training texts hold, or that sit between two words, which learners mean one way
+    "tecnologic": "technological",
+    "intelligente": "intelligent",
+    "cemetary": "cemetery",
+    "foward": "forward",
+    "grammer": "grammar",
+    "happend": "happened",
+    "millenium": "millennium",
+    "noticable": "noticeable",
+    "persue": "pursue",
+    "publically": "publicly",
+    "refered": "referred",
+    "wierd": "weird",
+    "stablish": "establish",
+    "sistem": "system",
+    "anual": "annual",
+    "specialy": "specially",
+    "clotes": "clothes",
+    "planing": "planning",
+    "siting": "sitting",
     # a contraction without its apostrophe; "cant" and "wont" are words of their own
     **{
         w.replace("'", ""): w

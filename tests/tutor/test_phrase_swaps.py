@@ -259,6 +259,7 @@ def fixed(sentence: str) -> str:
         ("I was so much tired.", "I was so tired.", "word_order"),
         ("My friend and me decided to go.", "My friend and I decided to go.", "pronoun"),
         ("My brother he is a doctor.", "My brother is a doctor.", "pronoun"),
+        ("I was very preocupated about it.", "I was very worried about it.", "calque"),
     ],
 )
 def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, category):

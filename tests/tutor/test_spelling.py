@@ -89,6 +89,7 @@ def test_learners_misspellings_the_rule_gets_wrong_have_their_word():
     speller = Speller({**COUNTS, "lifes": 40, "wifes": 12})
     assert speller.suggest("lifes") == "lives" and speller.suggest("wifes") == "wives"
     assert speller.suggest("fourty") == "forty"  # "four" keeps its u in "four", not in "forty"
+    assert speller.suggest("grammer") == "grammar" and speller.suggest("wierd") == "weird"
 
 
 def test_a_plural_made_regular_gets_its_plural_not_the_singular():
