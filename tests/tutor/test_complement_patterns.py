@@ -79,6 +79,10 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("The man which lives next door is nice.", [("which", "who", "pronoun")]),
         ("A woman which I met there was kind.", [("which", "who", "pronoun")]),
         ("My cousin, which lives in Canada, is a nurse.", [("which", "who", "pronoun")]),
+        ("I speak very well English.", [("very well English", "English very well", "adverb_position")]),
+        ("She plays very well the piano.", [("very well the piano", "the piano very well", "adverb_position")]),
+        ("I like a lot football.", [("a lot football", "football a lot", "adverb_position")]),
+        ("I know well the city.", [("well the city", "the city well", "adverb_position")]),
         ("I don't have no money.", [("no", "any", "double_negation")]),
         ("Before go to sleep, I read.", [("go", "going", "verb_form")]),
         ("We went there for visit the museum.", [("for", "to", "purpose_for")]),
@@ -136,6 +140,9 @@ def test_a_pattern_is_fixed(sentence, expected):
         "The book which I read was good.",
         "I told my brother he was wrong.",  # "he" opens the clause told
         "People plan their holidays early.",
+        "I like a lot of things.",
+        "I speak very well, thank you.",
+        "He explained very well how it works.",
     ],
 )
 def test_a_correct_or_ambiguous_sentence_is_left_alone(sentence):
