@@ -259,7 +259,7 @@ class TutorFront:
         if self.config.check_agreement and correction.edits:
             correction = _agree_with_subject(correction)
         if self.rescorer is not None and correction.edits:
-            correction = _without_unwanted_articles(correction, self.rescorer)
+            correction = _without_unwanted_articles(correction, self.rescorer, self.config.patterns)
         if unsure and correction.edits and not correction.more_errors:
             correction = replace(correction, more_errors=True)
         return correction
@@ -452,11 +452,14 @@ def _named_as_patterns(c: Correction, rules: Sequence[Edit]) -> Correction:
     return replace(c, edits=named, gloss=explain(named))
 
 
-def _without_unwanted_articles(c: Correction, rescorer: Rescorer) -> Correction:
+def _without_unwanted_articles(c: Correction, rescorer: Rescorer, patterns: bool = False) -> Correction:
     """`c` without the articles it puts in that the language model likes the sentence better
     without (`Rescorer.unwanted_articles`: *It was spectacular → a spectacular*); with no edit
     left, an abstention, as for agreement."""
     unwanted = rescorer.unwanted_articles(c.sentence, c.edits)
+    if unwanted and patterns:  # a fixed pattern's article stays ("works as engineer → as an engineer")
+        fired = {(r.start, r.end, r.replacement) for r in pattern_fixes(c.sentence)}
+        unwanted = [e for e in unwanted if (e.start, e.end, e.replacement) not in fired]
     if not unwanted:
         return c
     # an edit that also spelled the word anew keeps that part (espectacular → spectacular)

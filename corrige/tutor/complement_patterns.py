@@ -126,8 +126,8 @@ def the_most(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[E
 @lru_cache(maxsize=4096)
 def _comparative(word: str) -> bool:
     """An adjective's -er form (cheaper, longer), not "better"/"worse" ("it is better that you go")."""
-    if word in ("better", "worse") or not word.endswith("er"):
-        return False
+    if word in ("better", "worse") or not word.endswith("er") or "NOUN" in getAllLemmas(word):
+        return False  # "a vacuum cleaner that I bought": a noun
     return any(word in getInflection(a, "JJR") for a in getAllLemmas(word).get("ADJ", ()))
 
 

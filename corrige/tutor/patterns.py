@@ -98,7 +98,12 @@ AFTER_ADJECTIVE = ENDS_A_PHRASE | frozenset("than in at for to with now here the
 # verbs that take -ing, not "to" ("enjoy to read", "I recommend to see", "he suggested to go")
 GERUND_VERBS = frozenset(
     """enjoy enjoys enjoyed avoid avoids avoided finish finishes finished suggest suggests suggested
-    recommend recommends recommended""".split()
+    recommend recommends recommended mind minds minded""".split()
+)
+# "I suggest that he study", "it is essential that she be": a verb asked for keeps its base form
+SUBJUNCTIVE_ASKERS = frozenset(
+    """suggest suggests suggested recommend recommends recommended insist insists insisted demand demands
+    demanded propose proposed request requested essential vital important necessary""".split()
 )
 LISTEN_FORMS = frozenset("listen listens listened listening".split())
 # what "listen" cannot take without "to": a noun phrase's first word, or an object pronoun
@@ -126,6 +131,8 @@ def third_person(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
     for i in range(len(words) - 1):
         if words[i] not in THIRD_PERSON_SUBJECTS or (i > 0 and words[i - 1] not in CLAUSE_OPENERS):
             continue
+        if i > 1 and words[i - 1] == "that" and SUBJUNCTIVE_ASKERS & set(words[:i - 1]):
+            continue  # "I suggest that he study": the verb a suggestion asks for has no -s
         verb = words[i + 1]
         fixed = "doesn't" if verb == "don't" else third_person_of(verb)
         if fixed:
@@ -312,7 +319,12 @@ def missing_subject(tokens: Sequence[Token], words: list[str], text: str) -> Ite
     es necesario")."""
     question = text.rstrip().endswith("?")
     if words[:1] in (["is"], ["was"]) and not question and _says_how_it_is(words, 1, opening=True):
-        yield replace_tokens(tokens, 0, 1, f"it {words[0]}", "missing_subject", text)
+        # "Is a problem with the heating": something somewhere is "there is" ("hay"); "Is a good
+        # idea" says how it is
+        somewhere = words[1] in ("a", "an") and bool(PLACE_WORDS & set(words[2:6])) and "to" not in words[2:6]
+        yield replace_tokens(tokens, 0, 1, f"{'there' if somewhere else 'it'} {words[0]}", "missing_subject", text)
+    if words[:1] in (["are"], ["were"]) and not question and word_after(words, 1) in MANY_WORDS:
+        yield replace_tokens(tokens, 0, 1, f"there {words[0]}", "missing_subject", text)  # Are many reasons
     for i in range(len(words) - 1):
         if words[i + 1] not in ("is", "was"):
             continue
@@ -343,6 +355,8 @@ OPENING_WORDS = frozenset(
     finally actually honestly obviously furthermore therefore so but and of as today""".split()
 )
 RELATIVES = frozenset("who which that whose".split())
+PLACE_WORDS = frozenset("with in on at near inside outside behind".split())
+MANY_WORDS = frozenset("many a lots some two three four five several more".split())
 TIME_OPENERS = frozenset("yesterday today tomorrow tonight".split())  # "Yesterday was raining"
 # what says how "it" is: the weather, a judgement ("important to", "necessary that", "a pity")
 JUDGEMENTS = frozenset(

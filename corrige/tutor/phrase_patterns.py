@@ -395,7 +395,7 @@ def _counts_more_than_one(words: list[str], i: int) -> bool:
     """many, several, two… (digits up to 100: not a year), these, those, both, various, few."""
     word = words[i]
     if word.isdigit():
-        return 1 < int(word) <= 100
+        return 1 < int(word) <= 100 and (i == 0 or words[i - 1] not in (":", ".", ","))  # not "at 7:30"
     return shared.is_number(word) or word in COUNTING_DETERMINERS
 
 

@@ -183,3 +183,12 @@ def test_a_gloss_cut_short_is_written_from_the_edits_and_a_partial_one_abstains(
     ids, lps = answer(tutor, "They didn't let us wear train. / forma verbal: to wear → wear")
     c = tutor.interpret("They didn't let us to wear trainers.", ids, lps)
     assert c.abstained and c.abstain_reason == "edit_partly_explained" and c.corrected == c.sentence
+
+
+def test_a_patterns_article_stays_when_the_language_model_would_drop_it():
+    """The language model likes "works as engineer" better than "as an engineer"; the fixed
+    pattern of a job after "as" knows better, so its article stays."""
+    from corrige.tutor.agent import Tutor
+
+    c = Tutor.load().correct("He works as engineer in a big company.")
+    assert c.corrected == "He works as an engineer in a big company." and not c.abstained

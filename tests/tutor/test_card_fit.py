@@ -124,6 +124,16 @@ def test_a_card_fits_the_edit_that_goes_its_way(category, original, replacement,
         # a time's preposition only where the time follows (not "one of the best players of the history")
         ("He is one of the best of the history.", "preposition", "of the", "in", None, "preposition_at_in_time"),
         ("We meet on 7 o'clock.", "preposition", "on", "at", "preposition_at_in_time", None),
+        # an article put in and one taken out are two cards
+        (
+            "I went to the bed early.",
+            "determiner",
+            "the bed",
+            "bed",
+            "determiner_no_article",
+            "determiner_singular_noun",
+        ),
+        ("I have car.", "determiner", "car", "a car", "determiner_singular_noun", "determiner_no_article"),
         # a length of time after it, a word of its own, an adjective before the job
         ("She is responsible of the shop.", "preposition", "of", "for", None, "preposition_for_period"),
         ("I lived there since five years.", "preposition", "since", "for", "preposition_for_period", None),

@@ -80,6 +80,9 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("A woman which I met there was kind.", [("which", "who", "pronoun")]),
         ("My cousin, which lives in Canada, is a nurse.", [("which", "who", "pronoun")]),
         ("I speak very well English.", [("very well English", "English very well", "adverb_position")]),
+        ("Do you mind to close the door?", [("to close", "closing", "verb_pattern")]),
+        ("Is a problem with the heating.", [("Is", "There is", "missing_subject")]),
+        ("Are many reasons to learn English.", [("Are", "There are", "missing_subject")]),
         ("She plays very well the piano.", [("very well the piano", "the piano very well", "adverb_position")]),
         ("I like a lot football.", [("a lot football", "football a lot", "adverb_position")]),
         ("I know well the city.", [("well the city", "the city well", "adverb_position")]),
@@ -141,6 +144,10 @@ def test_a_pattern_is_fixed(sentence, expected):
         "I told my brother he was wrong.",  # "he" opens the clause told
         "People plan their holidays early.",
         "I like a lot of things.",
+        "I suggest that he study harder.",  # the verb a suggestion asks for has no -s
+        "The train leaves at 7:30 tomorrow.",  # a time, not thirty of something
+        "I bought a vacuum cleaner that I like.",  # "cleaner" the noun
+        "Are you sure?",
         "I speak very well, thank you.",
         "He explained very well how it works.",
     ],
