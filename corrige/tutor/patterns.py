@@ -131,7 +131,7 @@ def third_person(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
     for i in range(len(words) - 1):
         if words[i] not in THIRD_PERSON_SUBJECTS or (i > 0 and words[i - 1] not in CLAUSE_OPENERS):
             continue
-        if i > 1 and words[i - 1] == "that" and SUBJUNCTIVE_ASKERS & set(words[:i - 1]):
+        if i > 1 and words[i - 1] == "that" and SUBJUNCTIVE_ASKERS & set(words[: i - 1]):
             continue  # "I suggest that he study": the verb a suggestion asks for has no -s
         verb = words[i + 1]
         fixed = "doesn't" if verb == "don't" else third_person_of(verb)
