@@ -54,6 +54,8 @@ def period_without_the(tokens: Sequence[Token], words: list[str], text: str) -> 
 def every_day(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """I go to school all the days → every day ("todos los días"), where the phrase ends its clause
     ("all the days of my life" is right)."""
+    if "days" not in words:
+        return
     for k in range(len(words) - 2):
         if words[k : k + 3] == ["all", "the", "days"] and shared.word_after(words, k + 3) in shared.ENDS_A_PHRASE:
             yield shared.replace_tokens(tokens, k, k + 3, "every day", "calque", text)

@@ -277,7 +277,9 @@ def _moves_words(edits: Sequence[Edit]) -> bool:
     removed: Counter[str] = Counter()
     added: Counter[str] = Counter()
     for e in edits:
-        before, after = Counter(e.original.lower().split()), Counter(e.replacement.lower().split())
+        # a word moved may change its ending on the way ("What means this word" → "does … mean")
+        before = Counter(w.removesuffix("s") for w in e.original.lower().split())
+        after = Counter(w.removesuffix("s") for w in e.replacement.lower().split())
         removed += before - after
         added += after - before
     return bool(removed & added)

@@ -100,6 +100,8 @@ GERUND_VERBS = frozenset(
     """enjoy enjoys enjoyed avoid avoids avoided finish finishes finished suggest suggests suggested
     recommend recommends recommended mind minds minded""".split()
 )
+MIND_FORMS = frozenset("mind minds minded".split())
+MIND_SUBJECTS = frozenset("i you we they he she don't doesn't didn't wouldn't would".split())
 # "I suggest that he study", "it is essential that she be": a verb asked for keeps its base form
 SUBJUNCTIVE_ASKERS = frozenset(
     """suggest suggests suggested recommend recommends recommended insist insists insisted demand demands
@@ -182,7 +184,12 @@ def verb_patterns(tokens: Sequence[Token], words: list[str], text: str) -> Itera
             and words[i + 2] in QUESTION_WORDS | {"that"}
         ):
             yield replace_tokens(tokens, i + 1, i + 2, f"to {words[i + 1]}", "verb_pattern", text)
-        elif words[i] in GERUND_VERBS and words[i + 1] == "to" and is_base_verb(word_after(words, i + 2)):
+        elif (
+            words[i] in GERUND_VERBS
+            and words[i + 1] == "to"
+            and is_base_verb(word_after(words, i + 2))
+            and (words[i] not in MIND_FORMS or (i > 0 and words[i - 1] in MIND_SUBJECTS))  # not "the mind to"
+        ):
             gerund = getInflection(words[i + 2], "VBG")  # "I enjoy to read" → "I enjoy reading"
             if gerund:
                 yield replace_tokens(tokens, i + 1, i + 3, gerund[0], "verb_pattern", text)

@@ -205,6 +205,8 @@ def durations(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[
 def purpose_bare_verb(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """I came for learn English → to learn: "for" before a verb that is nothing else (not "for help"),
     not where "for" takes an -ing ("thank you for come" → "for coming", another fix)."""
+    if "for" not in words:
+        return
     for i in range(len(words) - 1):
         takes_ing = i > 0 and words[i - 1] in FOR_ING
         lemmas = getAllLemmas(words[i + 1]) if words[i] == "for" and not takes_ing else {}

@@ -30,6 +30,7 @@ MANNERS = dict.fromkeys(
     understand understands understood explain explains explained sing sings sang write writes wrote""".split(),
     _WELL,
 )
+ADVERB_VERBS = LIKING_VERBS | frozenset(MANNERS)
 EXPLAIN_FORMS = frozenset("explain explains explained explaining".split())
 OBJECT_PRONOUNS = frozenset("me us him".split())
 # words an object of a few words does not hold: another clause or subject begins at them
@@ -60,6 +61,8 @@ def _object_end(tokens: Sequence[Token], words: list[str], start: int) -> int | 
 def adverb_after_object(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """I like very much football → I like football very much; we enjoyed so much the trip → the
     trip so much."""
+    if not ADVERB_VERBS.intersection(words):
+        return
     for i in range(len(words) - 2):
         size = _adverb_after(words, i)
         if not size:
@@ -222,6 +225,20 @@ def what_does_it_mean(tokens: Sequence[Token], words: list[str], text: str) -> I
         yield shared.replace_tokens(tokens, 1, end, moved, "question_order", text)
 
 
+def what_is_it_called(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """How is called this in English? → What is this called in English?; How is it called? → What
+    is it called? (¿Cómo se llama?): a name is asked with "what", its noun before "called"."""
+    if words[:1] != ["how"] or words[-1:] != ["?"] or len(words) < 4 or words[1] not in ("is", "was"):
+        return
+    if words[2] in ("it", "this", "that") and words[3] == "called":
+        yield shared.replace_tokens(tokens, 0, 1, "what", "question_order", text)
+    elif words[2] == "called":
+        end = next((k for k in range(3, len(words)) if not tokens[k].is_word or words[k] in ("in", "at")), None)
+        if end is not None and 3 < end <= 6:
+            moved = f"what {words[1]} {shared.span_text(tokens, text, 3, end)} called"
+            yield shared.replace_tokens(tokens, 0, end, moved, "question_order", text)
+
+
 def adverb_before_auxiliary(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """I never had felt so afraid → I had never felt; the thief already had escaped → had already
     escaped: these adverbs go after "have" in a perfect; and "Always I go" → "I always go" (the
@@ -248,5 +265,6 @@ WORD_ORDER_RULES = (
     object_and_to,
     question_inside,
     what_does_it_mean,
+    what_is_it_called,
     adverb_before_auxiliary,
 )

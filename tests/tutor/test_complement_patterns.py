@@ -81,6 +81,8 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("My cousin, which lives in Canada, is a nurse.", [("which", "who", "pronoun")]),
         ("I speak very well English.", [("very well English", "English very well", "adverb_position")]),
         ("Do you mind to close the door?", [("to close", "closing", "verb_pattern")]),
+        ("How is called this in English?", [("How is called this", "What is this called", "question_order")]),
+        ("How is it called?", [("How", "What", "question_order")]),
         ("Is a problem with the heating.", [("Is", "There is", "missing_subject")]),
         ("Are many reasons to learn English.", [("Are", "There are", "missing_subject")]),
         ("She plays very well the piano.", [("very well the piano", "the piano very well", "adverb_position")]),
@@ -148,6 +150,8 @@ def test_a_pattern_is_fixed(sentence, expected):
         "The train leaves at 7:30 tomorrow.",  # a time, not thirty of something
         "I bought a vacuum cleaner that I like.",  # "cleaner" the noun
         "Are you sure?",
+        "How is your brother?",
+        "It uses the mind to coordinate.",  # "mind" the noun
         "I speak very well, thank you.",
         "He explained very well how it works.",
     ],

@@ -260,6 +260,20 @@ def fixed(sentence: str) -> str:
         ("My friend and me decided to go.", "My friend and I decided to go.", "pronoun"),
         ("My brother he is a doctor.", "My brother is a doctor.", "pronoun"),
         ("I was very preocupated about it.", "I was very worried about it.", "calque"),
+        ("The course consists in three parts.", "The course consists of three parts.", "preposition"),
+        ("She participated on the competition.", "She participated in the competition.", "preposition"),
+        ("She got divorced with her husband.", "She got divorced from her husband.", "preposition"),
+        ("She decided to divorce with her husband.", "She decided to divorce her husband.", "preposition"),
+        ("He is not capable to do it.", "He is not capable of doing it.", "preposition"),
+        ("He insisted to pay.", "He insisted on paying.", "preposition"),
+        ("Can you make me a favour?", "Can you do me a favour?", "collocation"),
+        ("I did a decision.", "I made a decision.", "collocation"),
+        ("The teacher she said no.", "The teacher said no.", "pronoun"),
+        ("He cooks very good.", "He cooks very well.", "word_confusion"),
+        ("I feel very boring.", "I feel very bored.", "word_confusion"),
+        ("I want to remember you that it is late.", "I want to remind you that it is late.", "word_confusion"),
+        ("He gave me many informations.", "He gave me a lot of information.", "uncountable"),
+        ("I always am late.", "I am always late.", "adverb_position"),
     ],
 )
 def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, category):
@@ -330,6 +344,9 @@ def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, catego
         "We went to the shopping centre.",  # the centre, not the activity
         "It costs too much expensive equipment.",  # "much" counts the equipment
         "I have a cold.",
+        "He cooks very good food.",
+        "I remember you as a child.",
+        "Happiness consists of small things.",
     ],
 )
 def test_a_right_reading_of_the_same_words_is_left_alone(sentence):

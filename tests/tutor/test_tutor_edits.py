@@ -101,6 +101,9 @@ def test_a_moved_word_is_one_edit_as_its_item_says():
         "Where is the station?", "Where the station is?", "orden de las palabras: is the station → the station is"
     )
     assert got == [("is the station", "the station is", "word_order")]
+    gloss = "orden de la pregunta: means this word → does this word mean"  # the word moved changes its ending
+    got = _check("What means this word?", "What does this word mean?", gloss)
+    assert got == [("means this word", "does this word mean", "question_order")]
 
 
 def test_a_word_put_in_after_its_word_is_told_with_it():
