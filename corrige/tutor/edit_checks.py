@@ -5,8 +5,8 @@ The model is sure of some edits it should not make: *buy too many things → to 
 made*, *wear a uniform → wear uniform*. Each check here reads only the sentence around the edit
 and says when the edit goes against it: a degree word after "too", a date after "on", a plural
 with nothing asking for one thing, a past with no past in the sentence, an article dropped before
-a noun that counts. The tutor drops such an edit (`agent.Tutor.interpret`); a correction left with
-none abstains, as for agreement.
+a noun that counts, a question made a statement, "a" before a plural. The tutor drops such an
+edit (`agent.Tutor.interpret`); a correction left with none abstains, as for agreement.
 """
 
 from __future__ import annotations
@@ -112,12 +112,41 @@ def counted_noun_lost_its_article(sentence: str, e: Edit) -> bool:
     return bool(plurals) and plurals[0] != noun
 
 
+def question_made_statement(sentence: str, e: Edit) -> bool:
+    """ "Is very cold there in March?" → "It is very cold…?": a subject put before the verb of a
+    question (it asks "Is it very cold…?")."""
+    old, new = e.original.lower(), e.replacement.lower()
+    return (
+        e.start == 0
+        and sentence.rstrip().endswith("?")
+        and old in ("is", "was", "are", "were")
+        and new in (f"it {old}", f"there {old}")
+    )
+
+
+def article_before_a_plural(sentence: str, e: Edit) -> bool:
+    """ "People in small villages" → "in a small villages": "a" put in before a plural noun."""
+    new = _words(e.replacement)
+    if not new or new[0] not in ("a", "an") or _words(e.original)[:1] == new[:1]:
+        return False
+    for word in new[1:] + _words(sentence[e.end :])[:2]:
+        lemmas = getAllLemmas(word)
+        nouns = lemmas.get("NOUN", ())
+        if nouns and word not in nouns and _plural_of(nouns[0], word):
+            return True  # the noun, plural
+        if "ADJ" not in lemmas:
+            return False  # the noun, singular, or no noun phrase at all
+    return False
+
+
 CHECKS = (
     too_made_to,
     date_preposition_changed,
     plural_made_singular,
     past_without_a_past,
     counted_noun_lost_its_article,
+    question_made_statement,
+    article_before_a_plural,
 )
 
 

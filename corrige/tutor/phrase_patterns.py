@@ -59,7 +59,7 @@ SUPERLATIVES = frozenset("most best worst greatest biggest main".split())
 UNCOUNTABLE = frozenset(
     """information advice furniture homework luggage baggage equipment knowledge software feedback research
     news money work water food music traffic weather bread rice evidence progress stuff fun love health
-    pollution transport accommodation english spanish fish sheep deer hair paper time""".split()
+    pollution transport accommodation english spanish fish sheep deer hair paper time noise""".split()
 )
 PREPOSITIONS = frozenset(
     "of in on at for with from to by about into under over through between among after before behind near like".split()
@@ -71,6 +71,7 @@ ELLIPSIS_OPENERS = frozenset("what all everything anything something as much wha
 MODALS = frozenset("can can't cannot could couldn't should shouldn't must mustn't will won't might would".split())
 # what starts a verb's object after "for" ("for buy some clothes"), not a noun's ("for work the next day")
 PURPOSE_OBJECTS = frozenset("some it them him her me us a an my your his our their this these those english".split())
+ONE_TIME_UNIT = frozenset("year month week day hour minute night".split())
 # nouns "for" takes before a time ("for work the next day", "asked for help the day after")
 NOUNS_AFTER_FOR = frozenset("work help use love rent fun sale".split())
 # after these "for" takes an -ing form: "thank you for coming", "sorry for being late"
@@ -198,7 +199,11 @@ def modal_bare_verb(tokens: Sequence[Token], words: list[str], text: str) -> Ite
 def durations(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """I worked there during three years → for three years (a length of time takes "for")."""
     for i in range(len(words) - 2):
-        if words[i] == "during" and shared.is_number(words[i + 1]) and words[i + 2] in shared.TIME_UNITS:
+        if words[i] != "during":
+            continue
+        count, unit = words[i + 1], words[i + 2]
+        many = (shared.is_number(count) or shared.is_age(count)) and unit in shared.TIME_UNITS
+        if many or (count in ("a", "an", "one") and unit in ONE_TIME_UNIT):  # during an hour → for an hour
             yield shared.replace_tokens(tokens, i, i + 1, "for", "preposition", text)
 
 

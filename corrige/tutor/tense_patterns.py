@@ -48,7 +48,7 @@ def past_marker(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
 
 
 # words that let a present perfect stand beside a past time ("since last year", "never ... ago")
-_LENGTH_STARTS = frozenset("a an the many several some ages years months weeks days hours long".split())
+_LENGTH_STARTS = frozenset("a an many several some ages years months weeks days hours long".split())
 _PERFECT_FRIENDS = frozenset("since for already yet ever never just before recently lately".split())
 _CLAUSE_BREAKS = frozenset("and but because when while that which who where if although ; :".split())
 
@@ -93,15 +93,18 @@ def _perfect_friend_near(words: list[str], i: int, whole: bool = False) -> bool:
     hi = next((k for k in range(i, len(words)) if words[k] in breaks), len(words))
     clause = words[lo:hi]
     pairs = set(zip(clause, [*clause[1:], "."], strict=True))
-    if ("so", "far") in pairs or any(w == "for" and _is_length(after) for w, after in pairs):
+    if ("so", "far") in pairs or any(w == "for" and _is_length(clause[k + 1 : k + 3]) for k, w in enumerate(clause)):
         return True
     return bool((_PERFECT_FRIENDS - {"for"}) & set(clause))
 
 
-def _is_length(word: str) -> bool:
-    """Whether "for" before `word` says how long ("for two years", "for a long time", "for ages"),
-    not for whom ("for my family")."""
-    return is_number(word) or word in _LENGTH_STARTS
+def _is_length(after: list[str]) -> bool:
+    """Whether "for" before the words `after` says how long ("for two years", "for a long time",
+    "for the last few days", "for ages"), not for whom ("for my family", "for the concert")."""
+    first = after[0] if after else "."
+    if first == "the":
+        return after[1:2] in (["last"], ["past"], ["whole"])
+    return is_number(first) or first in _LENGTH_STARTS
 
 
 def _past_times(words: list[str]) -> list[int]:
@@ -216,8 +219,8 @@ def present_since(tokens: Sequence[Token], words: list[str], text: str) -> Itera
     here since two years → have worked (and "for", by `since_for`): Spanish keeps the present
     with "desde" and "desde hace", English takes the present perfect. Only a subject pronoun and
     its verb in the clause of a "since" that starts a time; not in a question (Do you live...)."""
-    if "since" not in words:
-        return
+    if "since" not in words or "until" in words or "till" in words:
+        return  # "I am available since June until September": a stretch, not "desde"
     k = next((k for k, w in enumerate(words) if w == "since" and _since_a_time(words, k)), None)
     if k is None:
         return

@@ -24,7 +24,7 @@ BY_ID = {c.id: c for c in CARDS}
         ("third_person", "don't", "doesn't", "third_person_does", "third_person_s"),
         ("spelling", "realy", "really", "spelling_double_letters", "spelling_spanish_sounds"),
         ("spelling", "goverment", "government", "spelling_spanish_sounds", "spelling_double_letters"),
-        ("past_irregular", "runned", "ran", "past_irregular_frequent", None),
+        ("past_irregular", "runned", "ran", "past_irregular_vowel", "past_irregular_frequent"),
         # several words, a content word changed in form: by the ending it gains
         ("comparative", "more short", "shorter", "comparative_er", "comparative_irregular"),
         ("comparative", "more happy", "happier", "comparative_er", "comparative_est"),
@@ -124,6 +124,9 @@ def test_a_card_fits_the_edit_that_goes_its_way(category, original, replacement,
         # a time's preposition only where the time follows (not "one of the best players of the history")
         ("He is one of the best of the history.", "preposition", "of the", "in", None, "preposition_at_in_time"),
         ("We meet on 7 o'clock.", "preposition", "on", "at", "preposition_at_in_time", None),
+        # a day's "on" only before a day; a past's card only beside its own kind of past
+        ("She got lost in the metro.", "preposition", "in", "on", None, "preposition_on_days"),
+        ("He teached me maths.", "past_irregular", "teached", "taught", "past_irregular_ought", "past_irregular_vowel"),
         # an article put in and one taken out are two cards
         (
             "I went to the bed early.",

@@ -83,6 +83,10 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("Do you mind to close the door?", [("to close", "closing", "verb_pattern")]),
         ("How is called this in English?", [("How is called this", "What is this called", "question_order")]),
         ("How is it called?", [("How", "What", "question_order")]),
+        ("Yesterday I have bought the tickets for the concert.", [("have bought", "bought", "past_marker")]),
+        ("We waited during twenty minutes.", [("during", "for", "preposition")]),
+        ("We swam during an hour.", [("during", "for", "preposition")]),
+        ("We arrived to Tokyo at night.", [("to", "in", "preposition")]),
         ("Is a problem with the heating.", [("Is", "There is", "missing_subject")]),
         ("Are many reasons to learn English.", [("Are", "There are", "missing_subject")]),
         ("She plays very well the piano.", [("very well the piano", "the piano very well", "adverb_position")]),
@@ -152,6 +156,9 @@ def test_a_pattern_is_fixed(sentence, expected):
         "Are you sure?",
         "How is your brother?",
         "It uses the mind to coordinate.",  # "mind" the noun
+        "I am available since June until September.",  # a stretch: not "desde"
+        "I have worked here for the last two years and I started last year.",
+        "She got lost in the metro.",  # in the station or the system
         "I speak very well, thank you.",
         "He explained very well how it works.",
     ],

@@ -26,6 +26,8 @@ def edit(sentence: str, original: str, replacement: str, category: str) -> Edit:
         ("We had to wear a uniform at school.", "a uniform", "uniform", "determiner"),
         ("She bought a new car.", "a new car", "new car", "determiner"),
         ("She is a good teacher.", "is", "was", "verb_tense"),
+        ("Is very cold there in March?", "Is", "It is", "missing_subject"),  # a question made a statement
+        ("People in small villages know each other.", "small", "a small", "determiner"),  # "a" before a plural
     ],
 )
 def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replacement, category):
@@ -48,6 +50,8 @@ def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replaceme
         ("In a such situation we left.", "a such", "such", "determiner"),  # the article is the mistake
         ("He is a your friend.", "a your friend", "your friend", "determiner"),
         ("Last year she is our teacher.", "is", "was", "verb_tense"),
+        ("Is very cold today.", "Is", "It is", "missing_subject"),
+        ("I have new car.", "new", "a new", "determiner"),
         ("They play the guitar in 2015.", "play", "played", "past_marker"),  # a year
     ],
 )

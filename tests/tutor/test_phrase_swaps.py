@@ -274,6 +274,7 @@ def fixed(sentence: str) -> str:
         ("I want to remember you that it is late.", "I want to remind you that it is late.", "word_confusion"),
         ("He gave me many informations.", "He gave me a lot of information.", "uncountable"),
         ("I always am late.", "I am always late.", "adverb_position"),
+        ("The neighbours do many noise at night.", "The neighbours make a lot of noise at night.", "collocation"),
     ],
 )
 def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, category):
