@@ -36,6 +36,8 @@ ENJOY_FORMS = frozenset("enjoy enjoyed".split())
 # what may follow "we enjoyed" where it has no object: "a lot", "very much", the clause's end
 ENJOYED_ALONE = frozenset(". , ! ? ; and but so too there here in at with during because when yesterday".split())
 ENJOY_HOW_MUCH = (("a", "lot"), ("very", "much"), ("so", "much"))
+HAVE_FORMS = frozenset("have has had 've i've we've you've they've haven't hasn't hadn't having".split())
+PERFECT_ADVERBS = frozenset("already never just ever always not".split())
 # "I was told that": the person told is the subject
 TOLD_PASSIVE = shared.BE_FORMS | frozenset("been being be get got i'm he's she's we're they're you're".split())
 # the determiners of a noun after "because" ("because the traffic."): not "this", "that" (pronouns too)
@@ -159,4 +161,34 @@ def said_that(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[
             yield shared.replace_tokens(tokens, i, i + 1, "said", "calque", text)
 
 
-COMPLEMENT_RULES = (to_before_verb, enjoy_oneself, because_of, the_most, than_not_that, said_that)
+def participle_after_have(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I have took the bus → have taken; the glass had broke → had broken; she has already went →
+    gone: after "have" a verb takes its participle, not its past."""
+    for i in range(1, len(words)):
+        k = i - 1 if words[i - 1] not in PERFECT_ADVERBS else i - 2
+        if k < 0 or words[k] not in HAVE_FORMS:
+            continue
+        participle = _participle_of_past(words[i])
+        if participle:
+            yield shared.replace_tokens(tokens, i, i + 1, participle, "verb_form", text)
+
+
+@lru_cache(maxsize=4096)
+def _participle_of_past(word: str) -> str | None:
+    """took → taken, went → gone: a simple past that is no participle, and the participle of its verb."""
+    for lemma in getAllLemmas(word).get("VERB", ()):
+        pasts, participles = getInflection(lemma, "VBD"), getInflection(lemma, "VBN")
+        if word in pasts and participles and word not in participles and lemma != "be":
+            return participles[0]
+    return None
+
+
+COMPLEMENT_RULES = (
+    to_before_verb,
+    enjoy_oneself,
+    because_of,
+    the_most,
+    than_not_that,
+    said_that,
+    participle_after_have,
+)

@@ -87,7 +87,7 @@ INTENSIFIERS = frozenset("very so too really quite".split())
 # one- and two-syllable adjectives whose comparative is -er ("more easy" → "easier")
 SHORT_ADJECTIVES = frozenset(
     """easy happy busy big small cheap old young tall short long fast slow hot cold nice large hard high low
-    new quick rich poor strong weak safe late early clean dark warm wide pretty lucky heavy""".split()
+    new quick rich poor strong weak safe late early clean dark warm wide pretty lucky heavy fresh near""".split()
 )
 # adjectives learners give a plural -s ("very goods", "so expensives"), not nouns as well ("so barbarians")
 PLAIN_ADJECTIVES = SHORT_ADJECTIVES | frozenset(
@@ -346,7 +346,7 @@ def missing_subject(tokens: Sequence[Token], words: list[str], text: str) -> Ite
         opened = words[i] == "," and words[0] in OPENING_WORDS and not RELATIVES & set(words[:i])
         judged_after = (opened or words[i - 1 : i + 1] == ["is", "that"]) and _says_how_it_is(words, i + 2)
         judged = (thinks or words[i] == "if") and _says_how_it_is(words, i + 2)
-        if words[i] == "because" or weather or learnt or judged or judged_after:
+        if words[i] in ALWAYS_A_SUBJECT or weather or learnt or judged or judged_after:
             yield replace_tokens(tokens, i + 1, i + 2, f"it {words[i + 1]}", "missing_subject", text)
 
 
@@ -367,6 +367,8 @@ OPENING_WORDS = frozenset(
 RELATIVES = frozenset("who which that whose".split())
 PLACE_WORDS = frozenset("with in on at near inside outside behind".split())
 MANY_WORDS = frozenset("many a lots some two three four five several more".split())
+# a conjunction whose "is" always lacks its subject ("because is", "if is well organised")
+ALWAYS_A_SUBJECT = frozenset("because if although though".split())
 TIME_OPENERS = frozenset("yesterday today tomorrow tonight".split())  # "Yesterday was raining"
 # what says how "it" is: the weather, a judgement ("important to", "necessary that", "a pity")
 JUDGEMENTS = frozenset(
@@ -393,7 +395,7 @@ def profession_article(tokens: Sequence[Token], words: list[str], text: str) -> 
     """My sister is nurse → is a nurse (before the end of the phrase, not "is student of")."""
     for i in range(len(words) - 1):
         works_as = i > 0 and words[i] == "as" and words[i - 1] in WORK_FORMS
-        if (words[i] in ("am", "is", "i'm", "he's", "she's") or works_as) and words[i + 1] in PROFESSIONS:
+        if (words[i] in ("am", "is", "was", "i'm", "he's", "she's") or works_as) and words[i + 1] in PROFESSIONS:
             after = words[i + 2] if i + 2 < len(words) else "."
             if after in ENDS_A_PHRASE or after in ("in", "at", "for", "from"):
                 article = "an" if words[i + 1][0] in "aeiou" else "a"

@@ -24,7 +24,7 @@ NOT_AN_OBJECT = shared.BE_FORMS | frozenset("has have had will would can could s
 _LIKING = (("very", "much"), ("so", "much"), ("a", "lot"))
 AMOUNTS = dict.fromkeys(LIKING_VERBS, _LIKING)
 # verbs of doing whose object comes before "well" ("hablo muy bien inglés": I speak English very well)
-_WELL = (("very", "well"), ("really", "well"), ("so", "well"), ("well",))
+_WELL = (("very", "well"), ("really", "well"), ("so", "well"), ("well",), ("fluently",), ("very", "fluently"))
 MANNERS = dict.fromkeys(
     """speak speaks spoke play plays played know knows knew describe describes described cook cooks cooked
     understand understands understood explain explains explained sing sings sang write writes wrote""".split(),

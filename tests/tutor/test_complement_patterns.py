@@ -87,6 +87,13 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("We waited during twenty minutes.", [("during", "for", "preposition")]),
         ("We swam during an hour.", [("during", "for", "preposition")]),
         ("We arrived to Tokyo at night.", [("to", "in", "preposition")]),
+        ("I have took the bus.", [("took", "taken", "verb_form")]),
+        ("The glass had broke.", [("broke", "broken", "verb_form")]),
+        ("She has already went home.", [("went", "gone", "verb_form")]),
+        ("I speak fluently English.", [("fluently English", "English fluently", "adverb_position")]),
+        ("Only if is well organised.", [("is", "it is", "missing_subject")]),
+        ("He was volunteer in Africa.", [("volunteer", "a volunteer", "profession_article")]),
+        ("The fish is more fresh than the meat.", [("more fresh", "fresher", "comparative")]),
         ("Is a problem with the heating.", [("Is", "There is", "missing_subject")]),
         ("Are many reasons to learn English.", [("Are", "There are", "missing_subject")]),
         ("She plays very well the piano.", [("very well the piano", "the piano very well", "adverb_position")]),
@@ -159,6 +166,8 @@ def test_a_pattern_is_fixed(sentence, expected):
         "I am available since June until September.",  # a stretch: not "desde"
         "I have worked here for the last two years and I started last year.",
         "She got lost in the metro.",  # in the station or the system
+        "I had a good time.",
+        "They have read it and we have left.",  # a past that is its participle too
         "I speak very well, thank you.",
         "He explained very well how it works.",
     ],

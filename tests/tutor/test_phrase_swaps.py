@@ -275,6 +275,26 @@ def fixed(sentence: str) -> str:
         ("He gave me many informations.", "He gave me a lot of information.", "uncountable"),
         ("I always am late.", "I am always late.", "adverb_position"),
         ("The neighbours do many noise at night.", "The neighbours make a lot of noise at night.", "collocation"),
+        ("Can you pick me up in the airport?", "Can you pick me up at the airport?", "preposition"),
+        ("I was shaking of fear.", "I was shaking with fear.", "preposition"),
+        ("It was in her first day.", "It was on her first day.", "preposition"),
+        ("It costs 20 euros for person.", "It costs 20 euros per person.", "preposition"),
+        ("I met people of different countries.", "I met people from different countries.", "preposition"),
+        ("I work in weekends.", "I work at weekends.", "preposition"),
+        ("He approached to her.", "He approached her.", "preposition"),
+        ("It happened me yesterday.", "It happened to me yesterday.", "preposition"),
+        ("He insisted in paying.", "He insisted on paying.", "preposition"),
+        ("We want a compensation.", "We want compensation.", "uncountable"),
+        ("It is bad for the health.", "It is bad for your health.", "determiner"),
+        ("It would be also nice.", "It would also be nice.", "adverb_position"),
+        ("How much important is it?", "How important is it?", "word_order"),
+        ("It is worth to visit.", "It is worth visiting.", "verb_form"),
+        ("There are all type of shops.", "There are all kinds of shops.", "noun_number"),
+        ("I am very fan of football.", "I am a big fan of football.", "calque"),
+        ("We passed a great week there.", "We spent a great week there.", "collocation"),
+        ("During all our stay it rained.", "Throughout our stay it rained.", "preposition"),
+        ("There is a lot of things to do.", "There are a lot of things to do.", "there_is_plural"),
+        ("It works good.", "It works well.", "word_confusion"),
     ],
 )
 def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, category):
@@ -348,6 +368,8 @@ def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, catego
         "He cooks very good food.",
         "I remember you as a child.",
         "Happiness consists of small things.",
+        "My brother and I always are late.",  # "are" for two: the table's pairs are one pronoun each
+        "She was in the first team.",
     ],
 )
 def test_a_right_reading_of_the_same_words_is_left_alone(sentence):
