@@ -292,6 +292,8 @@ class Speller:
             for c, cost in found.items()
             if 0 < cost <= max_distance and not any(word == p + c for p in NEGATIVE_PREFIXES)
         }
+        if any(_swapped(word, c) for c in out):
+            return out  # "infrom" is "inform" with two letters swapped, not "in from"
         for k in range(1, len(word)):
             left, right = word[:k], word[k:]
             frequent = min(self._frequency(left), self._frequency(right)) >= SPLIT_MIN_PER_MILLION
@@ -440,6 +442,14 @@ def _compound_of(left: str, right: str) -> bool:
     suggested as two words (`_splits_into`), but a rival that keeps a one-letter change
     ("mealtime", "headphone") from being guessed."""
     return min(len(left), len(right)) >= 3 and left not in FUNCTION_WORDS and right not in FUNCTION_WORDS
+
+
+def _swapped(a: str, b: str) -> bool:
+    """Whether `b` is `a` with two neighbouring letters swapped (infrom, inform)."""
+    if len(a) != len(b) or a == b:
+        return False
+    diff = [k for k in range(len(a)) if a[k] != b[k]]
+    return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
 
 
 def _irregular_plural(word: str) -> str | None:

@@ -92,6 +92,13 @@ def test_learners_misspellings_the_rule_gets_wrong_have_their_word():
     assert speller.suggest("grammer") == "grammar" and speller.suggest("wierd") == "weird"
 
 
+def test_two_letters_swapped_are_the_word_not_two_words():
+    """ "infrom" is "inform" typed fast, not "in from"; "everytime" is still "every time"."""
+    speller = Speller({**COUNTS, "inform": 20, "in": 15000, "from": 4000, "every": 600, "time": 1900})
+    assert "in from" not in speller.candidates("infrom") and "inform" in speller.candidates("infrom")
+    assert "every time" in speller.candidates("everytime")
+
+
 def test_a_plural_made_regular_gets_its_plural_not_the_singular():
     """ "childs" is one letter from "child", but the learner meant more than one: children."""
     speller = Speller({**COUNTS, "child": 500, "children": 400, "woman": 300, "city": 300, "thief": 20})
