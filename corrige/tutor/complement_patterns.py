@@ -36,6 +36,17 @@ ENJOY_FORMS = frozenset("enjoy enjoyed".split())
 # what may follow "we enjoyed" where it has no object: "a lot", "very much", the clause's end
 ENJOYED_ALONE = frozenset(". , ! ? ; and but so too there here in at with during because when yesterday".split())
 ENJOY_HOW_MUCH = (("a", "lot"), ("very", "much"), ("so", "much"))
+# the pasts learners put after "have", and their participles (not "got", "learnt", "burnt": British
+# English has them as participles too)
+PARTICIPLES = {
+    "took": "taken", "went": "gone", "broke": "broken", "wrote": "written", "ate": "eaten", "gave": "given",
+    "saw": "seen", "did": "done", "began": "begun", "drank": "drunk", "chose": "chosen", "spoke": "spoken",
+    "forgot": "forgotten", "knew": "known", "flew": "flown", "drove": "driven", "fell": "fallen",
+    "stole": "stolen", "rode": "ridden", "grew": "grown", "threw": "thrown", "woke": "woken", "wore": "worn",
+    "swam": "swum", "sang": "sung", "rang": "rung", "ran": "run", "came": "come", "became": "become",
+    "shook": "shaken", "hid": "hidden", "bit": "bitten", "blew": "blown", "drew": "drawn", "froze": "frozen",
+    "tore": "torn", "forgave": "forgiven", "mistook": "mistaken", "sank": "sunk",
+}  # fmt: skip
 HAVE_FORMS = frozenset("have has had 've i've we've you've they've haven't hasn't hadn't having".split())
 PERFECT_ADVERBS = frozenset("already never just ever always not".split())
 # "I was told that": the person told is the subject
@@ -168,19 +179,9 @@ def participle_after_have(tokens: Sequence[Token], words: list[str], text: str) 
         k = i - 1 if words[i - 1] not in PERFECT_ADVERBS else i - 2
         if k < 0 or words[k] not in HAVE_FORMS:
             continue
-        participle = _participle_of_past(words[i])
+        participle = PARTICIPLES.get(words[i])
         if participle:
             yield shared.replace_tokens(tokens, i, i + 1, participle, "verb_form", text)
-
-
-@lru_cache(maxsize=4096)
-def _participle_of_past(word: str) -> str | None:
-    """took → taken, went → gone: a simple past that is no participle, and the participle of its verb."""
-    for lemma in getAllLemmas(word).get("VERB", ()):
-        pasts, participles = getInflection(lemma, "VBD"), getInflection(lemma, "VBN")
-        if word in pasts and participles and word not in participles and lemma != "be":
-            return participles[0]
-    return None
 
 
 COMPLEMENT_RULES = (

@@ -168,6 +168,7 @@ def test_a_pattern_is_fixed(sentence, expected):
         "She got lost in the metro.",  # in the station or the system
         "I had a good time.",
         "They have read it and we have left.",  # a past that is its participle too
+        "He had got the money and I have learnt a lot.",  # British participles
         "I speak very well, thank you.",
         "He explained very well how it works.",
     ],
