@@ -202,7 +202,8 @@ class TutorFront:
         assert self.speller is not None
         # not a word a fixed pattern changes ("goed": went, not the speller's "goes"), save its
         # capital alone ("wich one": which, then Which)
-        spelled = [e for e in self._fixes(source, capitals=False) if e.category == "spelling"]
+        own = self.speller.fixes(source)
+        spelled = [e for e in self._fixes(source, capitals=False, spelled=own) if e in own]
         if not spelled:
             return source, []
         read = apply_edits(source, spelled)
@@ -295,11 +296,13 @@ class TutorFront:
             abstain_reason=reason,
         )
 
-    def _fixes(self, text: str, capitals: bool = True) -> list[Edit]:
-        """The patterns' and the speller's edits of `text`, in order, none overlapping another; a
-        pattern's first where both change a word ("teached": taught, not the speller's "reached");
-        without `capitals`, the patterns that only give a word its capital are left out."""
-        spelled = self.speller.fixes(text) if self.speller is not None else []
+    def _fixes(self, text: str, capitals: bool = True, spelled: list[Edit] | None = None) -> list[Edit]:
+        """The patterns' and the speller's edits of `text` (`spelled`, where already found), in order,
+        none overlapping another; a pattern's first where both change a word ("teached": taught, not
+        the speller's "reached"); without `capitals`, the patterns that only give a word its capital
+        are left out."""
+        if spelled is None:
+            spelled = self.speller.fixes(text) if self.speller is not None else []
         patterns = pattern_fixes(text) if self.config.patterns else []
         if not capitals:
             patterns = [p for p in patterns if p.category != "capitalisation"]

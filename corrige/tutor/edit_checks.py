@@ -5,7 +5,8 @@ The model is sure of some edits it should not make: *buy too many things → to 
 made*, *wear a uniform → wear uniform*. Each check here reads only the sentence around the edit
 and says when the edit goes against it: a degree word after "too", a date after "on", a plural
 with nothing asking for one thing, a past with no past in the sentence, an article dropped before
-a noun that counts, a question made a statement, "a" before a plural. The tutor drops such an
+a noun that counts, a question made a statement, "a" before a plural, "the" taken from a noun
+that "of" names. The tutor drops such an
 edit (`agent.Tutor.interpret`); a correction left with none abstains, as for agreement.
 """
 
@@ -139,6 +140,15 @@ def article_before_a_plural(sentence: str, e: Edit) -> bool:
     return False
 
 
+def the_dropped_before_of(sentence: str, e: Edit) -> bool:
+    """ "The life of my grandfather was hard" → "Life of my grandfather": "the" taken from a noun
+    that "of" says which one it is (not "the most of", "the half of": those lose it)."""
+    old, new = _words(e.original), _words(e.replacement)
+    if len(old) != len(new) + 1 or old[0] != "the" or old[1:] != new or not new or new[-1] in ("most", "half"):
+        return False
+    return _words(sentence[e.end :])[:1] == ["of"]
+
+
 CHECKS = (
     too_made_to,
     date_preposition_changed,
@@ -147,6 +157,7 @@ CHECKS = (
     counted_noun_lost_its_article,
     question_made_statement,
     article_before_a_plural,
+    the_dropped_before_of,
 )
 
 

@@ -401,7 +401,7 @@ class Speller:
                 if suggestion.lower() in final[max(i - 1, 0) : i] + final[i + 1 : i + 2]:
                     suggestions[i] = None
         return [
-            Edit(m.start(), m.end(), m.group(), s, "spelling")
+            Edit(m.start(), m.end(), m.group(), s, _kind_of_slip(m.group(), s))
             for m, s in zip(words, suggestions, strict=True)
             if s is not None
         ]
@@ -442,6 +442,13 @@ def _compound_of(left: str, right: str) -> bool:
     suggested as two words (`_splits_into`), but a rival that keeps a one-letter change
     ("mealtime", "headphone") from being guessed."""
     return min(len(left), len(right)) >= 3 and left not in FUNCTION_WORDS and right not in FUNCTION_WORDS
+
+
+def _kind_of_slip(word: str, suggestion: str) -> str:
+    """ "noun_number" for a plural made regular (childs → children: the learner knows the word, not
+    its plural), else "spelling"."""
+    w = word.lower()
+    return "noun_number" if w not in LEARNER_MISSPELLINGS and _irregular_plural(w) == suggestion.lower() else "spelling"
 
 
 def _swapped(a: str, b: str) -> bool:

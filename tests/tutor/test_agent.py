@@ -192,3 +192,13 @@ def test_a_patterns_article_stays_when_the_language_model_would_drop_it():
 
     c = Tutor.load().correct("He works as engineer in a big company.")
     assert c.corrected == "He works as an engineer in a big company." and not c.abstained
+
+
+def test_a_plural_made_regular_is_read_by_the_model_as_the_plural_and_named_so():
+    """The speller's "childs → children" reaches the model as "children" and the learner as a
+    noun's plural ("número del sustantivo"), not a spelling slip."""
+    from corrige.tutor.agent import Tutor
+
+    c = Tutor.load().correct("I play with my childs every day.")
+    assert c.corrected == "I play with my children every day."
+    assert [(e.original, e.replacement, e.category) for e in c.edits] == [("childs", "children", "noun_number")]

@@ -127,6 +127,9 @@ def test_a_card_fits_the_edit_that_goes_its_way(category, original, replacement,
         # a day's "on" only before a day; a past's card only beside its own kind of past
         ("She got lost in the metro.", "preposition", "in", "on", None, "preposition_on_days"),
         ("He teached me maths.", "past_irregular", "teached", "taught", "past_irregular_ought", "past_irregular_vowel"),
+        # "didn't" is no modal; "If it will rain" is no past time
+        ("I didn't went there.", "verb_form", "went", "go", None, "verb_form_after_modal_and_have"),
+        ("If it will rain, we stay.", "verb_tense", "will rain", "rains", None, "verb_tense_perfect_past_time"),
         # an article put in and one taken out are two cards
         (
             "I went to the bed early.",

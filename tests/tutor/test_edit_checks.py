@@ -28,6 +28,7 @@ def edit(sentence: str, original: str, replacement: str, category: str) -> Edit:
         ("She is a good teacher.", "is", "was", "verb_tense"),
         ("Is very cold there in March?", "Is", "It is", "missing_subject"),  # a question made a statement
         ("People in small villages know each other.", "small", "a small", "determiner"),  # "a" before a plural
+        ("The life of my grandfather was hard.", "The life", "Life", "generic_the"),  # "of" says whose
     ],
 )
 def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replacement, category):
@@ -52,6 +53,8 @@ def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replaceme
         ("Last year she is our teacher.", "is", "was", "verb_tense"),
         ("Is very cold today.", "Is", "It is", "missing_subject"),
         ("I have new car.", "new", "a new", "determiner"),
+        ("The most of them came.", "The most", "Most", "determiner"),
+        ("The life is hard.", "The life", "Life", "generic_the"),
         ("They play the guitar in 2015.", "play", "played", "past_marker"),  # a year
     ],
 )

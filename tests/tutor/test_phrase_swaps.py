@@ -295,6 +295,14 @@ def fixed(sentence: str) -> str:
         ("During all our stay it rained.", "Throughout our stay it rained.", "preposition"),
         ("There is a lot of things to do.", "There are a lot of things to do.", "there_is_plural"),
         ("It works good.", "It works well.", "word_confusion"),
+        ("There is too much people here.", "There are too many people here.", "there_is_plural"),
+        ("Don't forget bringing your passport.", "Don't forget to bring your passport.", "verb_form"),
+        ("She is a very exigent person.", "She is a very demanding person.", "word_confusion"),
+        ("How long time have you lived here?", "How long have you lived here?", "calque"),
+        ("She goes always to the gym.", "She always goes to the gym.", "adverb_position"),
+        ("In my opinion is not fair.", "In my opinion it is not fair.", "missing_subject"),
+        ("Can you give me an advice?", "Can you give me some advice?", "uncountable"),
+        ("She is the responsible of the shop.", "She is responsible for the shop.", "calque"),
     ],
 )
 def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, category):
@@ -369,6 +377,8 @@ def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, catego
         "I remember you as a child.",
         "Happiness consists of small things.",
         "My brother and I always are late.",  # "are" for two: the table's pairs are one pronoun each
+        "Most of my friends live near the university.",
+        "I'll never forget visiting Rome.",
         "She was in the first team.",
     ],
 )
