@@ -75,7 +75,8 @@ def although_but(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
 # people a clause after a comma says more about ("my friend Carlos, who is a doctor")
 PEOPLE_NOUNS = frozenset("friend brother sister mother father teacher doctor boss cousin uncle aunt neighbour".split())
 RELATIVE_VERBS = frozenset(
-    "is was lives lived works worked has had loves loved studies studied comes came helps helped teaches taught".split()
+    """is was lives lived works worked has had loves loved studies studied comes came helps helped teaches
+    taught did went were are have do want wanted said made""".split()
 )
 PERSONS = PEOPLE_NOUNS | frozenset(
     "man woman boy girl person guy lady child kid student friends people children students teachers neighbours".split()

@@ -149,6 +149,21 @@ def the_dropped_before_of(sentence: str, e: Edit) -> bool:
     return _words(sentence[e.end :])[:1] == ["of"]
 
 
+def from_home_dropped(sentence: str, e: Edit) -> bool:
+    """ "I will work from home" → "work home": "go to home" loses its "to", "from home" keeps "from"."""
+    return _words(e.original)[:2] == ["from", "home"] and _words(e.replacement)[:1] == ["home"]
+
+
+def article_before_more_and_a_noun(sentence: str, e: Edit) -> bool:
+    """ "take on more responsibility" → "a more responsibility": "a more" goes before an adjective
+    ("a more difficult task"), never before a noun."""
+    new, old = _words(e.replacement), _words(e.original)
+    if new[:2] != ["a", "more"] or old[:1] == ["a"]:
+        return False
+    after = (new[2:] + _words(sentence[e.end :]))[:1]
+    return bool(after) and "ADJ" not in getAllLemmas(after[0]) and "NOUN" in getAllLemmas(after[0])
+
+
 CHECKS = (
     too_made_to,
     date_preposition_changed,
@@ -158,6 +173,8 @@ CHECKS = (
     question_made_statement,
     article_before_a_plural,
     the_dropped_before_of,
+    from_home_dropped,
+    article_before_more_and_a_noun,
 )
 
 

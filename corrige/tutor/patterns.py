@@ -39,7 +39,7 @@ from corrige.tutor.phrase_swaps import phrase_swaps
 from corrige.tutor.tense_patterns import TENSE_RULES
 from corrige.tutor.word_order_patterns import WORD_ORDER_RULES
 
-THIRD_PERSON_SUBJECTS = frozenset({"he", "she", "it"})
+THIRD_PERSON_SUBJECTS = frozenset({"he", "she", "it", "everybody", "everyone", "somebody", "someone", "nobody"})
 # after these a subject pronoun starts a clause: "When he go", "and she like"
 CLAUSE_OPENERS = frozenset(
     ", ; : and but because when if so although though while after before until since that where who".split()
@@ -209,7 +209,7 @@ def prepositions(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
     for i in range(len(words) - 1):
         if words[i] in DEPEND_FORMS and words[i + 1] == "of":
             yield replace_tokens(tokens, i + 1, i + 2, "on", "preposition", text)
-        elif words[i] == "in" and words[i + 1] in DAYS:
+        elif words[i] in ("in", "at") and words[i + 1] in DAYS:
             yield replace_tokens(tokens, i, i + 1, "on", "preposition", text)
         elif words[i] == "to" and i > 0 and words[i - 1] in ARRIVE_FORMS and tokens[i + 1].text[:1].isupper():
             yield replace_tokens(tokens, i, i + 1, "in", "preposition", text)  # arrived to Tokyo → in
@@ -221,6 +221,9 @@ def comparatives(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
     for i in range(len(words) - 1):
         if words[i] == "more" and _is_comparative(words[i + 1]):
             yield replace_tokens(tokens, i, i + 2, words[i + 1], "comparative", text)
+        elif words[i] == "most" and i > 0 and words[i - 1] == "the" and words[i + 1] in SHORT_ADJECTIVES:
+            # "the most happy day" → "the happiest day"
+            yield replace_tokens(tokens, i, i + 2, getInflection(words[i + 1], "JJS")[0], "comparative", text)
         elif words[i] == "more" and words[i + 1] in SHORT_ADJECTIVES and word_after(words, i + 2) in AFTER_ADJECTIVE:
             # "more easy than" → "easier than"; before a noun "more" may count it ("more cheap flights")
             yield replace_tokens(tokens, i, i + 2, getInflection(words[i + 1], "JJR")[0], "comparative", text)

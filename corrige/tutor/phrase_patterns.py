@@ -75,7 +75,7 @@ ONE_TIME_UNIT = frozenset("year month week day hour minute night".split())
 # nouns "for" takes before a time ("for work the next day", "asked for help the day after")
 NOUNS_AFTER_FOR = frozenset("work help use love rent fun sale".split())
 # after these "for" takes an -ing form: "thank you for coming", "sorry for being late"
-FOR_ING = frozenset("thanks thank you sorry apologise apologize excuse forgive blame responsible famous known".split())
+FOR_ING = frozenset("thanks thank sorry apologise apologize excuse forgive blame responsible famous known".split())
 # what may follow a place's name that ends its noun phrase ("in Spain, many", "Spain is", "Spain for")
 AFTER_A_PLACE = frozenset("is was has have are were in on at for to with from and or because when where".split())
 LOOK_FORMS = frozenset("look looks looking looked".split())
@@ -213,7 +213,7 @@ def purpose_bare_verb(tokens: Sequence[Token], words: list[str], text: str) -> I
     if "for" not in words:
         return
     for i in range(len(words) - 1):
-        takes_ing = i > 0 and words[i - 1] in FOR_ING
+        takes_ing = i > 0 and (words[i - 1] in FOR_ING or words[max(i - 2, 0) : i] == ["thank", "you"])
         lemmas = getAllLemmas(words[i + 1]) if words[i] == "for" and not takes_ing else {}
         if not lemmas or not shared.is_base_verb(words[i + 1]):
             continue
@@ -265,10 +265,13 @@ def gerund_after(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
         forward = i >= 3 and words[i - 1] == "to" and words[i - 2] == "forward" and words[i - 3] in LOOK_FORMS
         after_before = words[i - 1] in ("after", "before") and (i == 1 or words[i - 2] in (",", "and", "but"))
         after_before = after_before and words[i] in shared.THIRD_PERSON_VERBS  # not "Before daylight"
-        thanks = words[i - 1] == "for" and any(w in FOR_ING for w in words[max(0, i - 5) : i - 1])
+        before = words[max(0, i - 5) : i - 1]
+        thanks = words[i - 1] == "for" and (
+            any(w in FOR_ING for w in before) or ("you" in before and "thank" in before)  # not "can you … for"
+        )
         # experience in teach → teaching, good at cook → cooking: a preposition's verb is its -ing
         after_preposition = words[i - 1] in GERUND_PREPOSITIONS and i >= 2 and words[i - 2] not in ("to", "order")
-        if after_preposition and _verb_only_base(words[i]):
+        if after_preposition and (_verb_only_base(words[i]) or (words[i - 1] == "of" and _is_verb_here(words, i))):
             gerund = _gerund(words[i])
             if gerund:
                 yield shared.replace_tokens(tokens, i, i + 1, gerund, "verb_form", text)

@@ -446,9 +446,16 @@ def _compound_of(left: str, right: str) -> bool:
 
 def _kind_of_slip(word: str, suggestion: str) -> str:
     """ "noun_number" for a plural made regular (childs → children: the learner knows the word, not
-    its plural), else "spelling"."""
-    w = word.lower()
-    return "noun_number" if w not in LEARNER_MISSPELLINGS and _irregular_plural(w) == suggestion.lower() else "spelling"
+    its plural), "adjective_plural" for an adjective given an -s (differents), else "spelling"."""
+    w, s = word.lower(), suggestion.lower()
+    if w in LEARNER_MISSPELLINGS:
+        return "spelling"
+    if _irregular_plural(w) == s:
+        return "noun_number"
+    lemmas = getAllLemmas(s)
+    if w == s + "s" and "ADJ" in lemmas and "NOUN" not in lemmas:
+        return "adjective_plural"  # differents → different: an adjective has no plural
+    return "spelling"
 
 
 def _swapped(a: str, b: str) -> bool:

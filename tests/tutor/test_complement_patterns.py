@@ -94,6 +94,11 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("Only if is well organised.", [("is", "it is", "missing_subject")]),
         ("He was volunteer in Africa.", [("volunteer", "a volunteer", "profession_article")]),
         ("The fish is more fresh than the meat.", [("more fresh", "fresher", "comparative")]),
+        ("It was the most happy day of my life.", [("most happy", "happiest", "comparative")]),
+        ("Everybody want to repeat it.", [("want", "wants", "third_person")]),
+        ("We meet at Monday.", [("at", "on", "preposition")]),
+        ("The students which did the test passed.", [("which", "who", "pronoun")]),
+        ("He is in charge of make the bookings.", [("make", "making", "verb_form")]),
         ("Is a problem with the heating.", [("Is", "There is", "missing_subject")]),
         ("Are many reasons to learn English.", [("Are", "There are", "missing_subject")]),
         ("She plays very well the piano.", [("very well the piano", "the piano very well", "adverb_position")]),
@@ -169,6 +174,9 @@ def test_a_pattern_is_fixed(sentence, expected):
         "I had a good time.",
         "They have read it and we have left.",  # a past that is its participle too
         "He had got the money and I have learnt a lot.",  # British participles
+        "Can you send someone for the repair?",
+        "Everyone I know likes it.",
+        "I was about to leave.",
         "I speak very well, thank you.",
         "He explained very well how it works.",
     ],

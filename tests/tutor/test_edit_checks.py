@@ -29,6 +29,8 @@ def edit(sentence: str, original: str, replacement: str, category: str) -> Edit:
         ("Is very cold there in March?", "Is", "It is", "missing_subject"),  # a question made a statement
         ("People in small villages know each other.", "small", "a small", "determiner"),  # "a" before a plural
         ("The life of my grandfather was hard.", "The life", "Life", "generic_the"),  # "of" says whose
+        ("I will work from home today.", "from home", "home", "preposition"),
+        ("I wanted to take on more responsibility.", "more", "a more", "determiner"),
     ],
 )
 def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replacement, category):
@@ -55,6 +57,7 @@ def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replaceme
         ("I have new car.", "new", "a new", "determiner"),
         ("The most of them came.", "The most", "Most", "determiner"),
         ("The life is hard.", "The life", "Life", "generic_the"),
+        ("It is more difficult task.", "more", "a more", "determiner"),  # "a more" before an adjective
         ("They play the guitar in 2015.", "play", "played", "past_marker"),  # a year
     ],
 )

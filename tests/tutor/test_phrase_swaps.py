@@ -303,6 +303,14 @@ def fixed(sentence: str) -> str:
         ("In my opinion is not fair.", "In my opinion it is not fair.", "missing_subject"),
         ("Can you give me an advice?", "Can you give me some advice?", "uncountable"),
         ("She is the responsible of the shop.", "She is responsible for the shop.", "calque"),
+        ("How many time do I need?", "How much time do I need?", "uncountable"),
+        ("We went in taxi.", "We went by taxi.", "preposition"),
+        ("It does a very strange noise.", "It makes a very strange noise.", "collocation"),
+        ("I made a lot of sport.", "I did a lot of sport.", "collocation"),
+        ("We made a trip to Paris.", "We went on a trip to Paris.", "collocation"),
+        ("I am thinking about to change my job.", "I am thinking about changing my job.", "verb_form"),
+        ("I have fever.", "I have a fever.", "determiner"),
+        ("Exist many options.", "There are many options.", "missing_subject"),
     ],
 )
 def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, category):
@@ -378,6 +386,7 @@ def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, catego
         "Happiness consists of small things.",
         "My brother and I always are late.",  # "are" for two: the table's pairs are one pronoun each
         "Most of my friends live near the university.",
+        "We went in the car.",
         "I'll never forget visiting Rome.",
         "She was in the first team.",
     ],

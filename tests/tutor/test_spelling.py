@@ -309,3 +309,13 @@ def test_a_crude_word_is_never_suggested(bundled):
 def test_a_contraction_without_its_apostrophe_gets_it_back(bundled):
     assert fixed(bundled, "I dont know, you shouldnt go.") == [("dont", "don't"), ("shouldnt", "shouldn't")]
     assert fixed(bundled, "I cant stand the cant of politicians.") == []  # a word of its own
+
+
+def test_a_slip_is_named_for_what_the_learner_got_wrong():
+    """A plural made regular is the noun's number, an adjective with an -s the adjective's; the rest
+    is spelling."""
+    from corrige.tutor.spelling import _kind_of_slip
+
+    assert _kind_of_slip("childs", "children") == "noun_number"
+    assert _kind_of_slip("differents", "different") == "adjective_plural"
+    assert _kind_of_slip("realy", "really") == "spelling" and _kind_of_slip("wich", "which") == "spelling"
