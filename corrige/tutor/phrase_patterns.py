@@ -271,7 +271,7 @@ def gerund_after(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
         )
         # experience in teach → teaching, good at cook → cooking: a preposition's verb is its -ing
         after_preposition = words[i - 1] in GERUND_PREPOSITIONS and i >= 2 and words[i - 2] not in ("to", "order")
-        if after_preposition and (_verb_only_base(words[i]) or (words[i - 1] == "of" and _is_verb_here(words, i))):
+        if after_preposition and _verb_only_base(words[i]):
             gerund = _gerund(words[i])
             if gerund:
                 yield shared.replace_tokens(tokens, i, i + 1, gerund, "verb_form", text)
