@@ -204,10 +204,9 @@ def test_rule_cards_skip_the_encoder_while_other_requests_are_being_served(make_
     from corrige.tutor.agent import Correction
     from corrige.tutor.edits import Edit
 
-    sentence = "Yesterday number 4 I goed to the store."
-    start = sentence.index("goed")
-    edit = Edit(start, start + 4, "goed", "went", "past_irregular")  # several cards teach it: ranked
-    went = Correction(sentence, sentence.replace("goed", "went"), "pasado irregular: goed → went", [edit])
+    sentence = "Is raining a lot in town number 4 today."
+    edit = Edit(0, 2, "Is", "It is", "missing_subject")  # several cards teach it: ranked
+    raining = Correction(sentence, "It is" + sentence[2:], "falta el sujeto: Is → It is", [edit])
     app = create_app(make_settings(portal_db=tmp_path / "portal.sqlite", rules="hybrid"))
 
     async def scenario():
@@ -228,11 +227,11 @@ def test_rule_cards_skip_the_encoder_while_other_requests_are_being_served(make_
             second = post()
             await wait_until(lambda: drain.in_flight == 2, "two requests in flight")
             assert service.busy()
-            under_load = await service.rules.find(went)
+            under_load = await service.rules.find(raining)
             gate.set()
             assert [r.status_code for r in await asyncio.gather(first, second)] == [200, 200]
             assert drain.in_flight == 0 and not service.busy()
-            idle = await service.rules.find(went)
+            idle = await service.rules.find(raining)
             return under_load, idle
 
     under_load, idle = run(scenario(), timeout=60)
