@@ -311,6 +311,13 @@ def fixed(sentence: str) -> str:
         ("I am thinking about to change my job.", "I am thinking about changing my job.", "verb_form"),
         ("I have fever.", "I have a fever.", "determiner"),
         ("Exist many options.", "There are many options.", "missing_subject"),
+        ("The bank is in the other side of the street.", "The bank is on the other side of the street.", "preposition"),
+        ("How is the weather like there?", "What is the weather like there?", "question_order"),
+        ("I am always thinking in you.", "I am always thinking about you.", "preposition"),
+        ("They laughed of me.", "They laughed at me.", "preposition"),
+        ("He explained about the problem.", "He explained the problem.", "calque"),
+        ("Can you repeat again, please?", "Can you repeat, please?", "calque"),
+        ("I like my actual job.", "I like my current job.", "word_confusion"),
     ],
 )
 def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, category):
@@ -387,6 +394,8 @@ def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, catego
         "My brother and I always are late.",  # "are" for two: the table's pairs are one pronoun each
         "Most of my friends live near the university.",
         "We went in the car.",
+        "The actual cost was higher.",  # "the actual cost": the real one
+        "I think in English when I write.",
         "I'll never forget visiting Rome.",
         "She was in the first team.",
     ],
