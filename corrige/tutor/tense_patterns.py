@@ -84,11 +84,11 @@ def perfect_with_past_time(tokens: Sequence[Token], words: list[str], text: str)
             yield replace_tokens(tokens, i + 1, i + 3, past, "past_marker", text)
 
 
-def _perfect_friend_near(words: list[str], i: int, whole: bool = False) -> bool:
+def _perfect_friend_near(words: list[str], i: int) -> bool:
     """Whether a word that a perfect goes with (since, for, never, so far...) is in the clause of the
-    verb at `i` (or, `whole`, anywhere), its ends told by a comma too ("…two months ago, so I
+    verb at `i`, its ends told by a comma too ("…two months ago, so I
     expected" has no "so far")."""
-    breaks = frozenset() if whole else _CLAUSE_BREAKS | {","}
+    breaks = _CLAUSE_BREAKS | {","}
     lo = max((k for k in range(i) if words[k] in breaks), default=-1) + 1
     hi = next((k for k in range(i, len(words)) if words[k] in breaks), len(words))
     clause = words[lo:hi]
@@ -257,7 +257,11 @@ def present_in_past_clause(tokens: Sequence[Token], words: list[str], text: str)
     clause ("Yesterday I go", with the time first, is `past_marker`'s)."""
     if "yesterday" not in words and "ago" not in words and "last" not in words:
         return  # no finished time: the common case, told cheaply
-    if _NOT_A_STORY & set(words) or _PERFECT_FRIENDS & set(words) or _perfect_friend_near(words, 0, whole=True):
+    if (
+        _NOT_A_STORY & set(words)
+        or _PERFECT_FRIENDS & set(words)
+        or ("so", "far") in zip(words, words[1:], strict=False)
+    ):
         return
     marks = _past_times(words)
     for i in range(len(words) - 1):

@@ -21,16 +21,19 @@ from corrige.tutor.edits import Edit, Token
 
 LIKING_VERBS = frozenset("like likes liked love loves loved enjoy enjoys enjoyed".split())
 NOT_AN_OBJECT = shared.BE_FORMS | frozenset("has have had will would can could should must do does did".split())
+# adverbs that go after the object of these verbs ("me gusta mucho el fútbol": I like football very
+# much; "hablo muy bien inglés": I speak English very well)
 _LIKING = (("very", "much"), ("so", "much"), ("a", "lot"))
-AMOUNTS = dict.fromkeys(LIKING_VERBS, _LIKING)
-# verbs of doing whose object comes before "well" ("hablo muy bien inglés": I speak English very well)
 _WELL = (("very", "well"), ("really", "well"), ("so", "well"), ("well",), ("fluently",), ("very", "fluently"))
-MANNERS = dict.fromkeys(
-    """speak speaks spoke play plays played know knows knew describe describes described cook cooks cooked
-    understand understands understood explain explains explained sing sings sang write writes wrote""".split(),
-    _WELL,
-)
-ADVERB_VERBS = LIKING_VERBS | frozenset(MANNERS)
+ADVERBS_AFTER_OBJECT = {
+    **dict.fromkeys(LIKING_VERBS, _LIKING),
+    **dict.fromkeys(
+        """speak speaks spoke play plays played know knows knew describe describes described cook cooks
+        cooked understand understands understood explain explains explained sing sings sang write writes
+        wrote""".split(),
+        _WELL,
+    ),
+}
 EXPLAIN_FORMS = frozenset("explain explains explained explaining".split())
 OBJECT_PRONOUNS = frozenset("me us him".split())
 # words an object of a few words does not hold: another clause or subject begins at them
@@ -61,7 +64,7 @@ def _object_end(tokens: Sequence[Token], words: list[str], start: int) -> int | 
 def adverb_after_object(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """I like very much football → I like football very much; we enjoyed so much the trip → the
     trip so much."""
-    if not ADVERB_VERBS.intersection(words):
+    if not ADVERBS_AFTER_OBJECT.keys() & set(words):
         return
     for i in range(len(words) - 2):
         size = _adverb_after(words, i)
@@ -77,7 +80,7 @@ def adverb_after_object(tokens: Sequence[Token], words: list[str], text: str) ->
 def _adverb_after(words: list[str], i: int) -> int:
     """How many words of an adverb of degree or manner stand right after the verb at `i`, before
     its object ("like very much football", "speak very well English"); 0 for none."""
-    for adverb in AMOUNTS.get(words[i], ()) if words[i] in LIKING_VERBS else MANNERS.get(words[i], ()):
+    for adverb in ADVERBS_AFTER_OBJECT.get(words[i], ()):
         after = shared.word_after(words, i + 1 + len(adverb))
         if tuple(words[i + 1 : i + 1 + len(adverb)]) == adverb and after != "of" and after not in NOT_AN_OBJECT:
             return len(adverb)  # not "like a lot of things", "the film we enjoyed a lot was French"
