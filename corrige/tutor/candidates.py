@@ -14,9 +14,9 @@ name), a word with digits, a word the language model does not know.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from lemminflect import getAllInflections, getAllLemmas
@@ -81,15 +81,24 @@ class ConfusionSets:
 
     def alternatives(self, word: str) -> list[tuple[str, str]]:
         """(alternative, family) for every family group holding `word` (lower case)."""
-        found = []
-        for family, groups in self.families.items():
-            for group in groups:
-                if word in group:
-                    found += [(w, family) for w in sorted(group) if w != word]
-        return found
+        return list(self._alternatives.get(word, ()))
 
     def members(self, family: str) -> frozenset[str]:
-        return frozenset().union(*self.families.get(family, ()))
+        return self._members.get(family, frozenset())
+
+    @cached_property
+    def _alternatives(self) -> dict[str, tuple[tuple[str, str], ...]]:
+        # asked for every word of every sentence: the groups are walked once, not per word
+        found: dict[str, list[tuple[str, str]]] = {}
+        for family, groups in self.families.items():
+            for group in groups:
+                for word in group:
+                    found.setdefault(word, []).extend((w, family) for w in sorted(group) if w != word)
+        return {word: tuple(alts) for word, alts in found.items()}
+
+    @cached_property
+    def _members(self) -> dict[str, frozenset[str]]:
+        return {family: frozenset().union(*groups) for family, groups in self.families.items()}
 
 
 @lru_cache(maxsize=16384)
@@ -116,10 +125,20 @@ def _judgeable(tok: Token, k: int) -> bool:
 
 
 def candidates(
-    tokens: list[Token], sets: ConfusionSets, known: Callable[[str], bool], locked: frozenset[int] = frozenset()
+    tokens: list[Token],
+    sets: ConfusionSets,
+    known: Callable[[str], bool],
+    locked: frozenset[int] = frozenset(),
+    wanted: Collection[str] | None = None,
 ) -> list[Candidate]:
     """Every one-word candidate of a tokenised sentence; tokens in `locked` are left alone (the
-    tutor already changed them), and every word a candidate writes is one `known` accepts."""
+    tutor already changed them), and every word a candidate writes is one `known` accepts. With
+    `wanted` ("family/kind" names, as the rescorer's margins), only candidates of those kinds:
+    the others are never built (a verb's inflections are the costly ones)."""
+
+    def want(family: str, kind: str) -> bool:
+        return wanted is None or f"{family}/{kind}" in wanted
+
     words = [t.text.lower() for t in tokens]
     preps = sets.members("preposition")
     found: list[Candidate] = []
@@ -129,14 +148,15 @@ def candidates(
         w = words[k]
         changeable = _judgeable(tok, k)  # a name or a number is neither changed nor given an article
         if changeable:
-            found += _replacements(k, w, sets, known, preps, words[k + 1] if k + 1 < len(words) else "")
+            found += _replacements(k, w, sets, known, preps, words[k + 1] if k + 1 < len(words) else "", want)
         before = words[k - 1] if k else ""
         if k - 1 in locked or (k and not known(before)) or not known(w):
             continue  # nothing is added next to a word the tutor changed or the model does not know
         # a comma after an opening word or phrase (However, In my opinion,); never before a
         # conjunction, where English leaves it to the writer (I called her but she...)
         if (
-            0 < k <= MAX_OPENING_WORDS
+            want("punctuation", "insert")
+            and 0 < k <= MAX_OPENING_WORDS
             and (w in CLAUSE_START or tok.text[:1].isupper())
             and before not in NO_ARTICLE_AFTER | preps
             and all(t.is_word for t in tokens[:k])
@@ -145,21 +165,42 @@ def candidates(
         if not changeable:
             continue
         # an article before a word that could start a noun phrase (not a comparative: the worse)
-        if before not in NO_ARTICLE_AFTER and w not in NO_ARTICLE_AFTER | preps and _starts_noun_phrase(w):
+        if (
+            want("article", "insert")
+            and before not in NO_ARTICLE_AFTER
+            and w not in NO_ARTICLE_AFTER | preps
+            and _starts_noun_phrase(w)
+        ):
             found += [Candidate(k, k, (a,), "insert", "article") for a in ARTICLES]
         # a preposition after a verb or an adjective (listen music, arrive Madrid, good football)
-        if before and before not in preps and w not in preps and _takes_preposition(before):
+        if (
+            want("preposition", "insert")
+            and before
+            and before not in preps
+            and w not in preps
+            and _takes_preposition(before)
+        ):
             found += [Candidate(k, k, (p,), "insert", "preposition") for p in COMMON_PREPOSITIONS]
         # a subject before a verb that has none (Is very cold, because is far, In Spain are many)
-        if w in SUBJECTLESS_VERBS and before not in SUBJECT_WORDS:
+        if want("pronoun", "insert") and w in SUBJECTLESS_VERBS and before not in SUBJECT_WORDS:
             found += [Candidate(k, k, (p,), "insert", "pronoun") for p in ("it", "there")]
     return [
-        c for c in found if all(known(x) for x in c.words) and (c.words != ("than",) or _after_comparative(words, c.i))
+        c
+        for c in found
+        if want(c.family, c.kind)
+        and all(known(x) for x in c.words)
+        and (c.words != ("than",) or _after_comparative(words, c.i))
     ]
 
 
 def _replacements(
-    k: int, w: str, sets: ConfusionSets, known: Callable[[str], bool], preps: frozenset[str], after: str = ""
+    k: int,
+    w: str,
+    sets: ConfusionSets,
+    known: Callable[[str], bool],
+    preps: frozenset[str],
+    after: str = "",
+    want: Callable[[str, str], bool] = lambda family, kind: True,
 ) -> list[Candidate]:
     """The word at `k` swapped inside its families, inflected otherwise, or (a preposition or
     an article) dropped. A feeling's -ing becomes its -ed only before a preposition (interesting
@@ -175,7 +216,7 @@ def _replacements(
         found.append(Candidate(k, k + 1, (), "delete", "preposition" if w in preps else "article"))
     if w in ARTICLES:
         found += [Candidate(k, k + 1, (a,), "replace", "article") for a in ARTICLES if a != w]
-    elif known(w):
+    elif (want("verb", "replace") or want("noun", "replace")) and known(w):
         for form, family in inflections(w):
             if family == "noun" and not _plural_of(form, w):
                 continue  # a noun is made plural (two child), never singular: its number is the writer's

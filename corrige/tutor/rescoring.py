@@ -116,9 +116,7 @@ class Rescorer:
     def scored(self, tokens: list[Token], locked: frozenset[int] = frozenset()) -> list[tuple[Candidate, float]]:
         """Every candidate of a tokenised sentence whose family and kind have a margin, with how
         much it raises the sentence's ln-probability."""
-        found = [
-            c for c in candidates(tokens, self.sets, self.known, locked) if f"{c.family}/{c.kind}" in self._margins
-        ]
+        found = candidates(tokens, self.sets, self.known, locked, wanted=self._margins)
         if not found:
             return []
         words = [t.text.lower().replace("’", "'") for t in tokens]
