@@ -83,7 +83,14 @@ def label_of(category_id: str) -> str:
     return BY_ID[category_id].label
 
 
+# labels a gloss item may carry besides its category's own, where the edit says more exactly what it
+# is: "the most nice → the nicest" is a superlative, taught with the comparative; "much → many" a
+# quantity word, taught with the noun's number
+LABEL_VARIANTS: dict[str, str] = {"superlativo": "comparative", "cuantificador": "noun_number"}
+
+
 def id_of(label: str) -> str:
     """Category id for a label as written in a gloss; unknown labels map to ``OTHER``."""
-    category = BY_LABEL.get(label.strip())
-    return category.id if category else OTHER
+    label = label.strip()
+    category = BY_LABEL.get(label)
+    return category.id if category else LABEL_VARIANTS.get(label, OTHER)

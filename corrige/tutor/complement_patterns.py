@@ -184,7 +184,31 @@ def participle_after_have(tokens: Sequence[Token], words: list[str], text: str) 
             yield shared.replace_tokens(tokens, i, i + 1, participle, "verb_form", text)
 
 
+# what one is good or bad "at" (the table has the school subjects; not "good in bed", "good in red")
+SKILL_ADJECTIVES = frozenset("good bad better worse best great terrible excellent brilliant awful".split())
+
+
+def good_at(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """good in speaking English → good at speaking ("bueno en"): a skill said with an -ing."""
+    for i in range(len(words) - 2):
+        if words[i] in SKILL_ADJECTIVES and words[i + 1] == "in":
+            skill = words[i + 2]
+            if skill.endswith("ing") and "VERB" in getAllLemmas(skill):
+                yield shared.replace_tokens(tokens, i + 1, i + 2, "at", "preposition", text)
+
+
+def able_to(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """able of organising → able to organise ("capaz de"): "able" wants "to" and the base form."""
+    for i in range(len(words) - 2):
+        if words[i] in ("able", "unable") and words[i + 1] == "of" and words[i + 2].endswith("ing"):
+            base = getAllLemmas(words[i + 2]).get("VERB", ())
+            if base and base[0] != words[i + 2]:
+                yield shared.replace_tokens(tokens, i + 1, i + 3, f"to {base[0]}", "verb_form", text)
+
+
 COMPLEMENT_RULES = (
+    good_at,
+    able_to,
     to_before_verb,
     enjoy_oneself,
     because_of,

@@ -13,6 +13,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
+from lemminflect import getAllLemmas
+
 from corrige.tutor.answer_text import NO_ERRORS_GLOSS, GlossItem, render_gloss, split_gloss
 from corrige.tutor.categories import LABELS, OTHER, id_of
 from corrige.tutor.edit_labels import name_edit
@@ -105,7 +107,30 @@ def _at_an_edit(tokens: Sequence[Token], part: Sequence[str], edits: Sequence[Ed
 
 def explain(edits: Sequence[Edit]) -> str:
     """The gloss of `edits`, each item its category's label and the edit's own words."""
-    return render_gloss([GlossItem(LABELS[e.category], e.original, e.replacement) for e in edits])
+    return render_gloss([GlossItem(_label(e), e.original, e.replacement) for e in edits])
+
+
+QUANTIFIERS = frozenset("much many less fewer few little".split())
+
+
+def _label(e: Edit) -> str:
+    """The category's label, or a more exact one its category teaches as well: "superlativo" for
+    a comparative edit that writes a superlative (most nice → nicest), "cuantificador" for a
+    quantity word that changes with the noun's number (much → many)."""
+    if e.category == "comparative" and _is_superlative(e.replacement):
+        return "superlativo"
+    if e.category == "noun_number" and {e.original.lower(), e.replacement.lower()} <= QUANTIFIERS:
+        return "cuantificador"  # much → many: the word that counts changes, not the noun
+    return LABELS[e.category]
+
+
+def _is_superlative(words: str) -> bool:
+    return any(w in ("most", "least", "best", "worst") or _is_short_superlative(w) for w in words.lower().split())
+
+
+def _is_short_superlative(word: str) -> bool:
+    """nicest, biggest (not honest, modest: adjectives of their own)."""
+    return word.endswith("est") and any(lemma != word for lemma in getAllLemmas(word).get("ADJ", ()))
 
 
 def keep_explained(source: str, edits: Sequence[Edit], gloss: str) -> tuple[str, str, list[Edit]] | None:

@@ -29,7 +29,7 @@ DEGREE_HEADS = frozenset("many much few little late early often long far".split(
 ORDINAL = re.compile(r"^(\d+(st|nd|rd|th)?|first|second|third|fourth|fifth|tenth|twentieth|thirtieth)$")
 DAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday weekdays weekends".split())
 # what asks for one thing before a noun ("a friends", "every days", "this cars")
-ONE_THING = frozenset("a an one every each this that another either neither single".split())
+ONE_THING = frozenset("a an one every each this that another either neither single per".split())
 # what tells of a past in the sentence, besides a verb's simple past
 PAST_WORDS = frozenset("was were had did didn't wasn't weren't hadn't yesterday ago last".split())
 # nouns without "a" in the general sense, which a learner may give one ("a advice", "a breakfast")
@@ -76,6 +76,16 @@ def plural_made_singular(sentence: str, e: Edit) -> bool:
         return False
     before = _words(sentence[: e.start])[-1:]
     return not (before and before[0] in ONE_THING)
+
+
+def plural_after_one(sentence: str, e: Edit) -> bool:
+    """ "for one more year" → "one more years", "one brother and two sisters" → "one brothers": a
+    noun made plural after a word that asks for one thing ("one", "a", "every", "another")."""
+    old, new = e.original.lower(), e.replacement.lower()
+    if e.category != "noun_number" or " " in old or " " in new or not _plural_of(old, new):
+        return False
+    before = [w for w in _words(sentence[: e.start])[-3:] if w not in ("more", "other", "single")][-1:]
+    return bool(before) and before[0] in ONE_THING - {"that"}
 
 
 @lru_cache(maxsize=4096)
@@ -168,6 +178,7 @@ CHECKS = (
     too_made_to,
     date_preposition_changed,
     plural_made_singular,
+    plural_after_one,
     past_without_a_past,
     counted_noun_lost_its_article,
     question_made_statement,

@@ -34,7 +34,7 @@ from corrige.tutor.pattern_words import (
     third_person_of,
     word_after,
 )
-from corrige.tutor.phrase_patterns import PHRASE_RULES
+from corrige.tutor.phrase_patterns import FOR_ING, PHRASE_RULES
 from corrige.tutor.phrase_swaps import phrase_swaps
 from corrige.tutor.tense_patterns import TENSE_RULES
 from corrige.tutor.word_order_patterns import WORD_ORDER_RULES
@@ -114,9 +114,13 @@ LISTEN_OBJECTS = frozenset("music the a my your his her our their this that thes
 WORK_FORMS = frozenset("work works worked working".split())
 ABSTRACT_NOUNS = frozenset(
     """life nature happiness society love technology education health friendship tourism pollution
-    unemployment violence freedom racism poverty knowledge""".split()
+    unemployment violence freedom racism poverty knowledge obesity corruption immigration inequality
+    sexism bullying cyberbullying globalisation globalization consumerism""".split()
 )
 GENERIC_VERBS = frozenset("is was can has will makes gives".split())
+MODALS = frozenset("can could will would should must may might".split())
+# what opens a new clause after a general noun, saying nothing of which one ("I miss the nature when")
+CLAUSE_AFTER_NOUN = frozenset("and but or because so when while if".split())
 # nouns a learner gives "the" in the general sense ("la sociedad", "la naturaleza", "la humanidad")
 GENERAL_NOUNS = frozenset("society nature mankind humanity pollution unemployment poverty tourism".split())
 
@@ -227,6 +231,13 @@ def comparatives(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
         elif words[i] == "more" and words[i + 1] in SHORT_ADJECTIVES and word_after(words, i + 2) in AFTER_ADJECTIVE:
             # "more easy than" → "easier than"; before a noun "more" may count it ("more cheap flights")
             yield replace_tokens(tokens, i, i + 2, getInflection(words[i + 1], "JJR")[0], "comparative", text)
+        elif words[i] in ("much", "far") and word_after(words, i + 2) == "than" and _plain_adjective(words[i + 1]):
+            # "much expensive than" → "much more expensive than", "far cheap than" → "far cheaper than"
+            adjective = words[i + 1]
+            if adjective in SHORT_ADJECTIVES:
+                yield replace_tokens(tokens, i + 1, i + 2, getInflection(adjective, "JJR")[0], "comparative", text)
+            else:
+                yield replace_tokens(tokens, i + 1, i + 2, f"more {tokens[i + 1].text}", "comparative", text)
 
 
 def double_negation(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
@@ -267,9 +278,17 @@ def uncountables(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
 
 
 def purpose_for(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I came for to learn → to learn; but thank you for to accept me → for accepting: after
+    thanks, sorry or famous "for" stays and takes the -ing form."""
     for i in range(len(words) - 2):
         if words[i] == "for" and words[i + 1] == "to" and "VERB" in getAllLemmas(words[i + 2]):
-            yield replace_tokens(tokens, i, i + 2, "to", "purpose_for", text)
+            before = words[max(0, i - 4) : i]
+            if any(w in FOR_ING for w in before) or ("thank" in before and "you" in before):
+                gerund = getInflection(words[i + 2], "VBG")
+                if gerund:
+                    yield replace_tokens(tokens, i + 1, i + 3, gerund[0], "verb_form", text)
+            else:
+                yield replace_tokens(tokens, i, i + 2, "to", "purpose_for", text)
 
 
 def capitals(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
@@ -331,7 +350,7 @@ def missing_subject(tokens: Sequence[Token], words: list[str], text: str) -> Ite
     it is; if is possible → if it is: a clause needs its subject, which Spanish leaves out ("creo que
     es necesario")."""
     question = text.rstrip().endswith("?")
-    if words[:1] in (["is"], ["was"]) and not question and _says_how_it_is(words, 1, opening=True):
+    if words[:1] in (["is"], ["was"]) and not question and (_says_how_it_is(words, 1, opening=True) or _ranks(words)):
         # "Is a problem with the heating": something somewhere is "there is" ("hay"); "Is a good
         # idea" says how it is
         somewhere = words[1] in ("a", "an") and bool(PLACE_WORDS & set(words[2:6])) and "to" not in words[2:6]
@@ -348,7 +367,8 @@ def missing_subject(tokens: Sequence[Token], words: list[str], text: str) -> Ite
         # "In my opinion, is very difficult", "The problem is that is very expensive"
         opened = words[i] == "," and words[0] in OPENING_WORDS and not RELATIVES & set(words[:i])
         judged_after = (opened or words[i - 1 : i + 1] == ["is", "that"]) and _says_how_it_is(words, i + 2)
-        judged = (thinks or words[i] == "if") and _says_how_it_is(words, i + 2)
+        # after "I think" a clause opening with "is" has lost its subject, whatever it says
+        judged = thinks or (words[i] == "if" and _says_how_it_is(words, i + 2))
         if words[i] in ALWAYS_A_SUBJECT or weather or learnt or judged or judged_after:
             yield replace_tokens(tokens, i + 1, i + 2, f"it {words[i + 1]}", "missing_subject", text)
 
@@ -388,10 +408,30 @@ def _extraposed(words: list[str], k: int) -> bool:
 
 
 def _says_how_it_is(words: list[str], k: int, opening: bool = False) -> bool:
-    """Whether the words from `k` say how "it" is: (very) and the weather or a judgement; at the
-    sentence's opening also a noun phrase with "a" (Is a good idea → It is a good idea)."""
-    word = word_after(words, k + 1 if word_after(words, k) in INTENSIFIERS else k)
-    return word in WEATHER or word in JUDGEMENTS or (opening and word_after(words, k) in ("a", "an"))
+    """Whether the words from `k` say how "it" is: (not) (very) and the weather or a judgement, or
+    an adjective before what it judges (Is very uncomfortable to travel); at the sentence's
+    opening also a noun phrase with "a" (Is a good idea → It is a good idea)."""
+    while word_after(words, k) in INTENSIFIERS or word_after(words, k) == "not":
+        k += 1
+    word = word_after(words, k)
+    judging = word_after(words, k + 1) in ("to", "that", "for") and _plain_adjective(word)
+    return word in WEATHER or word in JUDGEMENTS or judging or (opening and word in ("a", "an"))
+
+
+def _ranks(words: list[str]) -> bool:
+    """Is the first time that we visit, Was the best day of my life: "the" and a rank after an
+    opening "is" (It is the first time)."""
+    return word_after(words, 1) == "the" and word_after(words, 2) in RANKS
+
+
+RANKS = frozenset("first second third last only best worst same most".split())
+
+
+@lru_cache(maxsize=4096)
+def _plain_adjective(word: str) -> bool:
+    """An adjective in its own form (uncomfortable, not a noun or verb as well)."""
+    lemmas = getAllLemmas(word)
+    return word in lemmas.get("ADJ", ()) and "NOUN" not in lemmas and "VERB" not in lemmas
 
 
 def profession_article(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
@@ -411,7 +451,7 @@ def generic_the(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
     """The life is hard → Life is hard (these abstract nouns as the sentence's subject); changes
     in the society → changes in society, protect the nature → protect nature (the nouns that are
     general wherever nothing after them says which: not "the society of Japan", "the nature we")."""
-    if len(words) > 2 and words[0] == "the" and words[1] in ABSTRACT_NOUNS and words[2] in GENERIC_VERBS:
+    if len(words) > 2 and words[0] == "the" and words[1] in ABSTRACT_NOUNS and _says_something(words[2]):
         yield replace_tokens(tokens, 0, 2, tokens[1].text.capitalize(), "generic_the", text)
         return
     for i in range(1, len(words) - 1):
@@ -419,8 +459,16 @@ def generic_the(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
         if words[i] != "the" or words[i + 1] not in GENERAL_NOUNS or not noun.islower():
             continue
         after = word_after(words, i + 2)
-        if after in ENDS_A_PHRASE or after in GENERIC_VERBS or after in ("and", "but", "or", "because", "so"):
+        if after in ENDS_A_PHRASE or after in GENERIC_VERBS or after in CLAUSE_AFTER_NOUN:
             yield replace_tokens(tokens, i, i + 2, noun, "generic_the", text)
+
+
+@lru_cache(maxsize=4096)
+def _says_something(word: str) -> bool:
+    """A verb a subject may have next: is, can, has, or any -s form (The tourism brings money)."""
+    if word in GENERIC_VERBS or word in MODALS:
+        return True
+    return word.endswith("s") and any(word in getInflection(v, "VBZ") for v in getAllLemmas(word).get("VERB", ()))
 
 
 def adjective_plural(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:

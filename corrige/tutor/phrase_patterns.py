@@ -288,6 +288,8 @@ GERUND_TRIGGERS = GERUND_PREPOSITIONS | {"to", "after", "before", "for"}
 # a person used to something: "I am used to getting up early" (not "it is used to make bread")
 PERSON_BE = frozenset("i'm you're we're they're he's she's".split())
 GET_FORMS = frozenset("get gets got getting".split())
+# people who are used to something ("Spanish people are used to eat late" → eating)
+PEOPLE = frozenset("people students children kids teenagers spaniards families workers parents".split())
 
 
 def _used_to(words: list[str], i: int) -> bool:
@@ -296,7 +298,9 @@ def _used_to(words: list[str], i: int) -> bool:
     if i < 3 or words[i - 2 : i] != ["used", "to"]:
         return False
     before = words[i - 3]
-    person_be = before in PERSON_BE or (before in shared.BE_FORMS and i >= 4 and words[i - 4] in shared.PAST_SUBJECTS)
+    person_be = before in PERSON_BE or (
+        before in shared.BE_FORMS and i >= 4 and (words[i - 4] in shared.PAST_SUBJECTS or words[i - 4] in PEOPLE)
+    )
     return person_be or before in GET_FORMS
 
 
@@ -316,8 +320,9 @@ def quantities(tokens: Sequence[Token], words: list[str], text: str) -> Iterator
         if word in ("every", "each") and plural and noun not in ("people", "others"):  # each others: the table's
             singular = getAllLemmas(noun).get("NOUN", (noun,))[0]
             yield shared.replace_tokens(tokens, i + 1, i + 2, singular, "noun_number", text)
-        elif word == "much" and plural and (i == 0 or words[i - 1] != "very"):  # "like very much animals": order
-            yield shared.replace_tokens(tokens, i, i + 1, "many", "noun_number", text)
+        elif word in ("much", "less") and plural and _counts_alone(words, i):
+            # too much adverts → too many, less cars → fewer cars
+            yield shared.replace_tokens(tokens, i, i + 1, FOR_PLURALS[word], "noun_number", text)
         elif word == "others" and plural:
             yield shared.replace_tokens(tokens, i, i + 1, "other", "noun_number", text)
         elif word in SINGULAR_DETERMINERS and plural and _determines(words, i):
@@ -344,6 +349,22 @@ def quantities(tokens: Sequence[Token], words: list[str], text: str) -> Iterator
                 k += 1
             if k < len(words) and tokens[k].text.islower():
                 yield from _plural_after(tokens, words, k, text, ends=NOUN_PHRASE_ENDS | ONE_OF_VERBS)
+
+
+# what a quantity word of a mass becomes before a plural
+FOR_PLURALS = {"much": "many", "less": "fewer"}
+
+
+def _counts_alone(words: list[str], i: int) -> bool:
+    """Whether the plural after `words[i]` is all it counts: not "like very much animals" (an
+    adverb out of place), "more or less things", "much less cars", nor "much vegetables, fish and
+    olive oil" (a list, where "many" does not fit the mass nouns)."""
+    before = words[max(0, i - 2) : i]
+    if before[-1:] == ["very"] or before == ["more", "or"]:
+        return False
+    if words[i] == "less" and before[-1:] in (["much"], ["far"], ["no"]):
+        return False  # "much less cars" is "far fewer cars", more than a word's change
+    return shared.word_after(words, i + 2) not in (",", "and", "or")
 
 
 # nouns learners write in the singular after "a lot of", "some of my", "all my" (count nouns only:
@@ -459,8 +480,16 @@ def fixed_phrases(tokens: Sequence[Token], words: list[str], text: str) -> Itera
             yield shared.replace_tokens(tokens, i, i + 1, "as", "comparative", text)
         elif words[i] == "in" and _is_day(words[i + 1]) and shared.word_after(words, i + 2) in MONTHS:
             yield shared.replace_tokens(tokens, i, i + 1, "on", "preposition", text)
+        elif words[i] == "on" and words[i + 1] in MONTHS - {"may", "march"} and _month_alone(words, i + 2):
+            yield shared.replace_tokens(tokens, i, i + 1, "in", "preposition", text)  # on July → in July
         elif words[i : i + 3] == ["do", "you", "can"]:
             yield shared.replace_tokens(tokens, i, i + 3, "can you", "question_order", text)
+
+
+def _month_alone(words: list[str], k: int) -> bool:
+    """A month with no day after it ("on July." but not "on July 4th", "on July the 4th")."""
+    after = shared.word_after(words, k)
+    return not (after[:1].isdigit() or after == "the")
 
 
 def after_did(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:

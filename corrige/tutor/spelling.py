@@ -107,6 +107,14 @@ RARE_TRAINING_COUNT = 40
 RARE_BOOK_PER_MILLION = 3.0  # ... and a word the book counts hold this rarely (yong: Yong, a name)
 COMMON_PER_MILLION = 100.0
 RAREST_PER_MILLION = 0.001  # a frequency for a word no table counts
+# today's words neither the old books nor the word lists hold, which learners write about their lives
+# (social media, work, the pandemic): they are words, not misspellings ("influencers", not "influences")
+MODERN_WORDS = frozenset(
+    """influencer influencers youtuber youtubers selfie selfies vlog vlogs vlogger vloggers hashtag
+    hashtags unfollow whatsapp instagram esports ebook ebooks lockdown lockdowns cyberbullying
+    coworking chatbot chatbots livestream livestreams emoji emojis airbnb teleworking homeschooling
+    podcaster podcasters streamer streamers""".split()
+)
 # words the web-counted lists hold often that a tutor never puts in a learner's sentence for them
 NEVER_SUGGESTED = frozenset(
     "porn porno porns sexy fuck fucked fucking shit damn bitch bitches ass asses arse crap dick dicks cock "
@@ -209,7 +217,7 @@ class Speller:
         listed = {w: n for w, n in (books or {}).items() if w.isalpha()}
         self.counts = per_million(seen, listed)
         # a word the training texts hold once or twice is no evidence (luxery, prefere)
-        self.known = frozenset(known if known is not None else seen) | frozenset(listed)
+        self.known = frozenset(known if known is not None else seen) | frozenset(listed) | MODERN_WORDS
         books_per_million = per_million(listed)
         self._rare = frozenset(
             w

@@ -165,6 +165,44 @@ def test_a_card_fits_the_edit_that_goes_its_way(category, original, replacement,
         ),
         # "passed" is a past, not "pass" made regular: "passed → had" is no "pass → spend"
         ("We passed a great time.", "collocation", "passed", "had", "collocation_have_party", "collocation_spend_time"),
+        # a time word beyond another preposition is not the edit's ("arrived to Lisbon at night")
+        (
+            "We arrived to Lisbon at night.",
+            "preposition",
+            "to",
+            "in",
+            "preposition_arrive_at",
+            "preposition_at_in_time",
+        ),
+        ("I never drive in night.", "preposition", "in", "at", "preposition_at_in_time", None),
+        ("We arrived to Lisbon on Monday.", "preposition", "to", "in", None, "preposition_on_days"),
+        (
+            "My sister is nurse.",
+            "profession_article",
+            "nurse",
+            "a nurse",
+            "profession_article_be",
+            "profession_article_as",
+        ),
+        ("She works as waitress.", "profession_article", "waitress", "a waitress", "profession_article_as", None),
+        # "it is" + an adjective, not + a noun phrase
+        ("Is very important to study.", "missing_subject", "Is", "It is", "missing_subject_it_adjective", None),
+        (
+            "I study it because is the language of work.",
+            "missing_subject",
+            "is",
+            "it is",
+            None,
+            "missing_subject_it_adjective",
+        ),
+        (
+            "I have much friends.",
+            "noun_number",
+            "much",
+            "many",
+            "noun_number_many_fewer",
+            "noun_number_plural_after_numbers",
+        ),
     ],
 )
 def test_a_card_with_a_cue_fits_only_the_sentences_it_names(sentence, category, original, replacement, right, wrong):

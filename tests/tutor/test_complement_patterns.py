@@ -106,6 +106,27 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("I don't have no money.", [("no", "any", "double_negation")]),
         ("Before go to sleep, I read.", [("go", "going", "verb_form")]),
         ("We went there for visit the museum.", [("for", "to", "purpose_for")]),
+        # what a learner's letter or essay showed next
+        ("In Spain, many people are not good in speaking English.", [("in", "at", "preposition")]),
+        ("She is very good in organising events.", [("in", "at", "preposition")]),
+        ("He wasn't able of organising his time.", [("of organising", "to organise", "verb_form")]),
+        ("Spanish people are used to eat a big meal at lunchtime.", [("eat", "eating", "verb_form")]),
+        ("Thank you very much for to accept me in your home.", [("to accept", "accepting", "verb_form")]),
+        ("I think is broken.", [("is", "it is", "missing_subject")]),
+        (
+            "Is the first time that we visit the UK.",
+            [("Is", "It is", "missing_subject"), ("visit", "have visited", "present_perfect")],
+        ),
+        ("Is not easy to separate work and life.", [("Is", "It is", "missing_subject")]),
+        ("Is very uncomfortable to travel standing up.", [("Is", "It is", "missing_subject")]),
+        ("The houses are much expensive than in the villages.", [("expensive", "more expensive", "comparative")]),
+        ("This one is much cheap than the other.", [("cheap", "cheaper", "comparative")]),
+        ("The tourism brings money but also problems.", [("The tourism", "Tourism", "generic_the")]),
+        ("The obesity is a big problem in many countries.", [("The obesity", "Obesity", "generic_the")]),
+        ("I miss the nature when I'm in Madrid.", [("the nature", "nature", "generic_the")]),
+        ("There are less cars in my town now.", [("less", "fewer", "noun_number")]),
+        ("I have much friends in Madrid.", [("much", "many", "noun_number")]),
+        ("My birthday is on July.", [("on", "in", "preposition")]),
     ],
 )
 def test_a_pattern_is_fixed(sentence, expected):
@@ -148,6 +169,15 @@ def test_a_pattern_is_fixed(sentence, expected):
         "I didn't know it yet.",  # a story may say so
         "When I saw him, he was ill since Monday.",  # a story's past: "had been", not "have been"
         "I lived there since 2010 until 2015.",  # a finished stretch
+        "She looks good in red.",  # a colour, not a skill
+        "What I think is important is the price.",  # "what I think" is the subject
+        "My birthday is on July 4th.",  # a date: "on"
+        "We met on June the 5th.",
+        "My grandmother eats much vegetables, fish and olive oil.",  # a list: "many" does not fit it
+        "There will be much less cars.",  # "far fewer", more than a word
+        "I have more or less things to do.",
+        "The life of my grandfather was hard.",
+        "The nature of the problem is clear.",
         "Since I arrived, I was happy.",
         "She didn't call me since she left.",  # "since she left": not told as a time here
         "I have lived here since I was a child.",

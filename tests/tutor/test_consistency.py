@@ -144,3 +144,25 @@ def test_repair_keeps_only_the_explained_edits_with_their_own_words():
     assert new_gloss == "pasado irregular: buyed → bought"
     assert [(e.original, e.replacement) for e in kept] == [("buyed", "bought")]
     assert check(source, repaired, new_gloss) is None
+
+
+@pytest.mark.parametrize(
+    ("original", "replacement", "category", "label"),
+    [
+        ("most nice", "nicest", "comparative", "superlativo"),
+        ("better", "best", "comparative", "superlativo"),
+        ("more big", "bigger", "comparative", "comparativo"),
+        ("honester", "more honest", "comparative", "comparativo"),  # "honest" is no superlative
+        ("much", "many", "noun_number", "cuantificador"),
+        ("less", "fewer", "noun_number", "cuantificador"),
+        ("child", "children", "noun_number", "número del sustantivo"),
+    ],
+)
+def test_a_gloss_names_what_the_edit_is_and_reads_back_as_its_category(original, replacement, category, label):
+    from corrige.tutor.categories import id_of
+    from corrige.tutor.consistency import explain
+    from corrige.tutor.edits import Edit
+
+    gloss = explain([Edit(0, len(original), original, replacement, category)])
+    assert gloss.startswith(f"{label}: ")
+    assert [id_of(item.label) for item in split_gloss(gloss)] == [category]

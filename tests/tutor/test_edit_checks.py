@@ -31,6 +31,9 @@ def edit(sentence: str, original: str, replacement: str, category: str) -> Edit:
         ("The life of my grandfather was hard.", "The life", "Life", "generic_the"),  # "of" says whose
         ("I will work from home today.", "from home", "home", "preposition"),
         ("I wanted to take on more responsibility.", "more", "a more", "determiner"),
+        ("I would like to renew it for one more year.", "year", "years", "noun_number"),  # after "one"
+        ("I have one brother and two sisters.", "brother", "brothers", "noun_number"),
+        ("I work from home three days per week.", "week", "weeks", "noun_number"),  # "per" asks for one
     ],
 )
 def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replacement, category):
@@ -59,6 +62,8 @@ def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replaceme
         ("The life is hard.", "The life", "Life", "generic_the"),
         ("It is more difficult task.", "more", "a more", "determiner"),  # "a more" before an adjective
         ("They play the guitar in 2015.", "play", "played", "past_marker"),  # a year
+        ("We stayed for two more week.", "week", "weeks", "noun_number"),  # "two" counts more than one
+        ("I have one of my friend here.", "friend", "friends", "noun_number"),
     ],
 )
 def test_an_edit_the_sentence_allows_is_kept(sentence, original, replacement, category):

@@ -318,6 +318,21 @@ def fixed(sentence: str) -> str:
         ("He explained about the problem.", "He explained the problem.", "calque"),
         ("Can you repeat again, please?", "Can you repeat, please?", "calque"),
         ("I like my actual job.", "I like my current job.", "word_confusion"),
+        ("I am looking forward your answer.", "I am looking forward to your answer.", "preposition"),
+        ("I will contact to a consumer association.", "I will contact a consumer association.", "preposition"),
+        ("I will ask to my classmate.", "I will ask my classmate.", "preposition"),
+        ("We lost the last bus.", "We missed the last bus.", "word_confusion"),
+        ("I lost the last two classes.", "I missed the last two classes.", "word_confusion"),
+        ("I will do my bed.", "I will make my bed.", "collocation"),
+        ("If everyone does a small effort, we win.", "If everyone makes a small effort, we win.", "collocation"),
+        ("There is a gym close of your house.", "There is a gym close to your house.", "preposition"),
+        ("My brother is addicted of video games.", "My brother is addicted to video games.", "preposition"),
+        (
+            "Some drivers are very rude with the passengers.",
+            "Some drivers are very rude to the passengers.",
+            "preposition",
+        ),
+        ("I never drive in night.", "I never drive at night.", "preposition"),
     ],
 )
 def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, category):
@@ -398,6 +413,10 @@ def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, catego
         "I think in English when I write.",
         "I'll never forget visiting Rome.",
         "She was in the first team.",
+        "Young people spend a lot of money in restaurants.",  # where they spend it
+        "We lost the bus pass.",  # the pass, not the bus
+        "At the close of the day we went home.",  # the noun
+        "I woke up in the night.",
     ],
 )
 def test_a_right_reading_of_the_same_words_is_left_alone(sentence):

@@ -319,3 +319,9 @@ def test_a_slip_is_named_for_what_the_learner_got_wrong():
     assert _kind_of_slip("childs", "children") == "noun_number"
     assert _kind_of_slip("differents", "different") == "adjective_plural"
     assert _kind_of_slip("realy", "really") == "spelling" and _kind_of_slip("wich", "which") == "spelling"
+
+
+@pytest.mark.parametrize("word", ["influencers", "hashtag", "lockdown", "ebooks", "chatbot", "esports"])
+def test_todays_words_are_words_not_misspellings(speller, word):
+    assert not speller.is_nonword(word)
+    assert speller.fixes(f"{word} {word}") == []
