@@ -201,11 +201,20 @@ def verb_patterns(tokens: Sequence[Token], words: list[str], text: str) -> Itera
 
 
 def since_for(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """since three years → for three years, since almost a month → for almost a month: a length
+    of time takes "for" ("desde hace")."""
     for i in range(len(words) - 2):
-        if words[i] == "since" and is_number(words[i + 1]) and words[i + 2] in TIME_UNITS:
-            if i + 3 < len(words) and words[i + 3] == "ago":
-                continue  # "since three years ago" is another mistake
+        if words[i] != "since":
+            continue
+        k = i + 1 + (words[i + 1] in ABOUT)  # since almost a month
+        count, unit = word_after(words, k), word_after(words, k + 1)
+        length = (is_number(count) and unit in TIME_UNITS) or (count in ("a", "an", "one") and unit in ONE_TIME)
+        if length and word_after(words, k + 2) != "ago":  # "since three years ago" is another mistake
             yield replace_tokens(tokens, i, i + 1, "for", "present_perfect", text)
+
+
+ABOUT = frozenset("almost nearly about around over".split())  # since almost a month
+ONE_TIME = frozenset("year month week day hour".split())
 
 
 def prepositions(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
@@ -321,10 +330,13 @@ def age_with_be(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
             if word_after(words, i + 2) in ENDS_A_PHRASE:  # one's own age said in digits, nothing after
                 yield replace_tokens(tokens, i, i + 1, "am", "age_have", text)
                 continue
-        if words[i] not in ("have", "has") or not is_age(words[i + 1]) or word_after(words, i + 2) != "years":
+        if words[i] not in ("have", "has", "had") or not is_age(words[i + 1]) or word_after(words, i + 2) != "years":
             continue
         after = words[i + 3] if i + 3 < len(words) else "."
-        be = AGE_SUBJECTS.get(words[i - 1], "is")
+        if words[i] == "had":  # when I had six years → when I was six years old
+            be = "were" if words[i - 1] in ("you", "we", "they") else "was"
+        else:
+            be = AGE_SUBJECTS.get(words[i - 1], "is")
         if after == "old":
             yield replace_tokens(tokens, i, i + 1, be, "age_have", text)
         elif after in ENDS_A_PHRASE:

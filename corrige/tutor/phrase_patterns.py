@@ -70,7 +70,9 @@ GROUP_NOUNS = frozenset("family team staff police government class company band 
 ELLIPSIS_OPENERS = frozenset("what all everything anything something as much whatever nothing best".split())
 MODALS = frozenset("can can't cannot could couldn't should shouldn't must mustn't will won't might would".split())
 # what starts a verb's object after "for" ("for buy some clothes"), not a noun's ("for work the next day")
-PURPOSE_OBJECTS = frozenset("some it them him her me us a an my your his our their this these those english".split())
+PURPOSE_OBJECTS = frozenset(
+    "some it them him her me us you a an my your his our their this these those english".split()
+)
 ONE_TIME_UNIT = frozenset("year month week day hour minute night".split())
 # nouns "for" takes before a time ("for work the next day", "asked for help the day after")
 NOUNS_AFTER_FOR = frozenset("work help use love rent fun sale".split())
@@ -207,6 +209,27 @@ def durations(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[
             yield shared.replace_tokens(tokens, i, i + 1, "for", "preposition", text)
 
 
+def percentages(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """The 40% of the customers → 40% of the customers ("el 40 %"); increased a 12% → increased by
+    12% ("aumentó un 12 %")."""
+    if "%" not in words:
+        return
+    for i in range(len(words) - 3):
+        if words[i + 1].isdigit() and words[i + 2] == "%":
+            if words[i] == "the" and words[i + 3] == "of":
+                yield shared.replace_tokens(tokens, i, i + 2, tokens[i + 1].text, "determiner", text)
+            elif words[i] == "a" and i > 0 and words[i - 1] in CHANGES_BY:
+                yield shared.replace_tokens(tokens, i, i + 1, "by", "preposition", text)
+
+
+# what changes "by" an amount: "increased by 12%"
+CHANGES_BY = frozenset(
+    """increase increased increases increasing rise rose risen rises rising grow grew grown grows growing
+    fall fell fallen falls falling drop dropped drops dropping decrease decreased decreases decreasing
+    reduce reduced reduces reducing""".split()
+)
+
+
 def purpose_bare_verb(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """I came for learn English → to learn: "for" before a verb that is nothing else (not "for help"),
     not where "for" takes an -ing ("thank you for come" → "for coming", another fix)."""
@@ -222,8 +245,10 @@ def purpose_bare_verb(tokens: Sequence[Token], words: list[str], text: str) -> I
         object_after = "VERB" in lemmas and (
             after in PURPOSE_OBJECTS or (after == "the" and words[i + 1] not in NOUNS_AFTER_FOR)
         )
-        if set(lemmas) <= {"VERB", "AUX"} or object_after:
-            yield shared.replace_tokens(tokens, i, i + 1, "to", "purpose_for", text)
+        if set(lemmas) <= {"VERB", "AUX"} or object_after or words[i + 1] in ("go", "come"):
+            # after an adjective it is no purpose: excited for meet you → excited to meet you
+            feeling = i > 0 and "ADJ" in getAllLemmas(words[i - 1]) and words[i - 1].endswith(("ed", "y"))
+            yield shared.replace_tokens(tokens, i, i + 1, "to", "verb_form" if feeling else "purpose_for", text)
 
 
 def country_article(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
@@ -397,10 +422,15 @@ def _verb_only(word: str) -> bool:
 
 def _many_of(words: list[str], i: int) -> bool:
     """Whether `words[i]` ends a phrase that counts more than one of the noun after it: a lot of,
-    lots of, plenty of, a couple of, some/most/many/all of my (the, his…), all my (the, his…), a few."""
+    lots of, plenty of, a couple of, full of, some/most/many/all of my (the, his…), all my (the, his…), a few."""
     before = words[max(0, i - 3) : i + 1]
     if words[i] == "of":
-        return before[-3:] == ["a", "lot", "of"] or before[-2:] in (["lots", "of"], ["plenty", "of"], ["couple", "of"])
+        return before[-3:] == ["a", "lot", "of"] or before[-2:] in (
+            ["lots", "of"],
+            ["plenty", "of"],
+            ["couple", "of"],
+            ["full", "of"],  # the centre is full of tourist → tourists
+        )
     if words[i] in OWNERS:
         return before[-2:-1] == ["all"] or (
             before[-2:-1] == ["of"] and before[-3:-2] in (["some"], ["most"], ["many"], ["all"])
@@ -529,6 +559,7 @@ PHRASE_RULES = (
     modal_to,
     modal_bare_verb,
     durations,
+    percentages,
     purpose_bare_verb,
     country_article,
     gerund_after,

@@ -23,6 +23,7 @@ from corrige.tutor.pattern_words import (
     PAST_SUBJECTS,
     TIME_UNITS,
     base_of_past,
+    is_age,
     is_base_verb,
     is_number,
     past_of,
@@ -157,6 +158,9 @@ def _since_a_time(words: list[str], k: int) -> bool:
     year = after.isdigit() and len(after) == 4
     length = is_number(after) and word_after(words, k + 2) in TIME_UNITS and word_after(words, k + 3) != "ago"
     childhood = after in PAST_SUBJECTS and word_after(words, k + 2) in ("was", "were") and _a_childhood(words, k + 3)
+    childhood = childhood or (  # since I was ten
+        after in PAST_SUBJECTS and word_after(words, k + 2) in ("was", "were") and is_age(word_after(words, k + 3))
+    )
     start = words[k + 1 : k + 3] in SINCE_STARTS or after in ("then", "childhood")
     return year or length or childhood or start or after in ("last", "yesterday") or after in MONTHS or after in DAYS
 
@@ -210,6 +214,14 @@ def _perfect_of(subject: str, verb: str) -> str | None:
     return f"{aux} {participle[0]}" if participle else None
 
 
+def _participle_of_base(word: str) -> str | None:
+    """work → worked, see → seen: the participle of a verb's base form (None for anything else)."""
+    if word not in getAllLemmas(word).get("VERB", ()):
+        return None
+    participle = getInflection(word, "VBN")
+    return participle[0] if participle else None
+
+
 def _is_participle(word: str) -> bool:
     return any(word in getInflection(lemma, "VBN") for lemma in getAllLemmas(word).get("VERB", ()))
 
@@ -224,8 +236,16 @@ def present_since(tokens: Sequence[Token], words: list[str], text: str) -> Itera
     k = next((k for k, w in enumerate(words) if w == "since" and _since_a_time(words, k)), None)
     if k is None:
         return
-    for i in range(max(0, k - 6), k - 1):
+    for i in range(max(0, k - 8), k - 1):
         subject, verb = words[i], words[i + 1]
+        if subject in ("don't", "doesn't") and not (_CLAUSE_BREAKS | {","}) & set(words[i + 2 : k]):
+            # the heating doesn't work since Sunday → hasn't worked (the auxiliary agrees for it)
+            participle = _participle_of_base(verb)
+            if participle is not None:
+                have = "haven't" if subject == "don't" else "hasn't"
+                yield replace_tokens(tokens, i, i + 2, f"{have} {participle}", "present_perfect", text)
+                return
+            continue
         if subject not in PERFECT_AUXILIARY or (i > 0 and words[i - 1] in ("do", "does", "did")):
             continue
         if _CLAUSE_BREAKS & set(words[i + 2 : k]) or "," in words[i + 2 : k]:

@@ -127,6 +127,18 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("There are less cars in my town now.", [("less", "fewer", "noun_number")]),
         ("I have much friends in Madrid.", [("much", "many", "noun_number")]),
         ("My birthday is on July.", [("on", "in", "preposition")]),
+        ("We have been without it since almost a month.", [("since", "for", "present_perfect")]),
+        ("The heating doesn't work since Sunday.", [("doesn't work", "hasn't worked", "present_perfect")]),
+        ("I don't see him since Monday.", [("don't see", "haven't seen", "present_perfect")]),
+        (
+            "I practise swimming three times a week since I was ten.",
+            [("practise", "have practised", "present_perfect")],
+        ),
+        ("The 40% of the customers are young.", [("The 40", "40", "determiner")]),
+        ("Sales increased a 12% last year.", [("a", "by", "preposition")]),
+        ("I am so excited for meet you.", [("for", "to", "verb_form")]),
+        ("When I had six years, I started school.", [("had six years", "was six years old", "age_have")]),
+        ("The centre is full of tourist in summer.", [("tourist", "tourists", "noun_number")]),
     ],
 )
 def test_a_pattern_is_fixed(sentence, expected):
@@ -170,6 +182,11 @@ def test_a_pattern_is_fixed(sentence, expected):
         "When I saw him, he was ill since Monday.",  # a story's past: "had been", not "have been"
         "I lived there since 2010 until 2015.",  # a finished stretch
         "She looks good in red.",  # a colour, not a skill
+        "It doesn't matter since we are friends.",  # "since" a reason
+        "I have known her since three years ago.",  # another mistake, not "for"
+        "The 40% who voted for him were happy.",  # no "of": which 40%
+        "The bottle is full of water.",
+        "I had two years of experience.",
         "What I think is important is the price.",  # "what I think" is the subject
         "My birthday is on July 4th.",  # a date: "on"
         "We met on June the 5th.",

@@ -333,6 +333,8 @@ def fixed(sentence: str) -> str:
             "preposition",
         ),
         ("I never drive in night.", "I never drive at night.", "preposition"),
+        ("I can't sleep good because of the noise.", "I can't sleep well because of the noise.", "word_confusion"),
+        ("They played very good yesterday.", "They played very well yesterday.", "word_confusion"),
     ],
 )
 def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, category):
@@ -417,6 +419,7 @@ def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, catego
         "We lost the bus pass.",  # the pass, not the bus
         "At the close of the day we went home.",  # the noun
         "I woke up in the night.",
+        "They play good music.",
     ],
 )
 def test_a_right_reading_of_the_same_words_is_left_alone(sentence):
