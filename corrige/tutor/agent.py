@@ -319,7 +319,7 @@ class TutorFront:
         # a rule whose words the answer has ("is 51 years old") agrees with it, however the edits were
         # cut; whole words: "go" is not in "didn't gone"
         rules = [r for r in fired if not _has_words(c.corrected, r.replacement)]
-        overruled = [e for e in c.edits if any(_inside_and_other(e, r) for r in rules)]
+        overruled = [e for e in c.edits if any(_inside_and_other(e, r) or _takes_its_preposition(e, r) for r in rules)]
         if not overruled:
             return c
         chosen = non_overlapping([*rules, *(e for e in c.edits if e not in overruled)])
@@ -595,6 +595,12 @@ def _inside_and_other(edit: Edit, rule: Edit) -> bool:
     """Whether `edit` changes words inside `rule`'s span, to something else than `rule` does."""
     inside = rule.start <= edit.start and edit.end <= rule.end
     return inside and (edit.start, edit.end, edit.replacement) != (rule.start, rule.end, rule.replacement)
+
+
+def _takes_its_preposition(edit: Edit, rule: Edit) -> bool:
+    """Whether `edit` changes the word right before a rule's -ing, which the rule read as the
+    preposition it follows ("tired of listen → of listening": the model's "of → to" goes)."""
+    return rule.replacement.endswith("ing") and edit.end + 1 == rule.start and " " not in edit.original.strip()
 
 
 def _through(edits: Sequence[Edit], earlier: Sequence[Edit], original: str) -> list[Edit]:

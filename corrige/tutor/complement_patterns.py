@@ -206,8 +206,23 @@ def able_to(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Ed
                 yield shared.replace_tokens(tokens, i + 1, i + 3, f"to {base[0]}", "verb_form", text)
 
 
+# "interested to know/hear/see" is English (curious to); to do something one is "interested in doing"
+INTERESTED_TO = frozenset("know hear see learn read find discover".split())
+
+
+def interested_in(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """interested to visit → interested in visiting ("interesado en visitar")."""
+    for i in range(len(words) - 2):
+        if words[i] == "interested" and words[i + 1] == "to" and words[i + 2] not in INTERESTED_TO:
+            if _surely_a_verb(words[i + 2]) or words[i + 2] in ("visit", "study", "work", "travel"):
+                gerund = getInflection(words[i + 2], "VBG")
+                if gerund:
+                    yield shared.replace_tokens(tokens, i + 1, i + 3, f"in {gerund[0]}", "verb_form", text)
+
+
 COMPLEMENT_RULES = (
     good_at,
+    interested_in,
     able_to,
     to_before_verb,
     enjoy_oneself,

@@ -159,6 +159,15 @@ def the_dropped_before_of(sentence: str, e: Edit) -> bool:
     return _words(sentence[e.end :])[:1] == ["of"]
 
 
+DECADE = re.compile(r"^(\d{2}|\d{4})'?s$|^(twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties)$")
+
+
+def the_dropped_before_a_decade(sentence: str, e: Edit) -> bool:
+    """ "in the 1990s" → "in 1990s": a decade keeps its "the" (a year does not: in 2010)."""
+    old, new = _words(e.original), _words(e.replacement)
+    return len(old) == len(new) + 1 and old[0] == "the" and old[1:] == new and bool(new) and bool(DECADE.match(new[0]))
+
+
 def from_home_dropped(sentence: str, e: Edit) -> bool:
     """ "I will work from home" → "work home": "go to home" loses its "to", "from home" keeps "from"."""
     return _words(e.original)[:2] == ["from", "home"] and _words(e.replacement)[:1] == ["home"]
@@ -184,6 +193,7 @@ CHECKS = (
     question_made_statement,
     article_before_a_plural,
     the_dropped_before_of,
+    the_dropped_before_a_decade,
     from_home_dropped,
     article_before_more_and_a_noun,
 )

@@ -20,7 +20,13 @@ _STOPWORDS = {
     "de": "der die das und ist sind nicht mit für aber sehr auch ich du er sie wir ihr danke hallo bin "
     "habe ein eine einen einer im in dem den zu von",
 }
-_STOPWORD_SETS = {lang: frozenset(words.split()) for lang, words in _STOPWORDS.items()}
+# words other languages share with English, which say nothing of the language: Portuguese "as" and
+# "do" are in "as soon as possible" and "do you", German "in" and "die", Spanish "son"
+_ENGLISH_TOO = frozenset(_STOPWORDS["en"].split()) | frozenset("as do son die in a no me he".split())
+_STOPWORD_SETS = {
+    lang: frozenset(words.split()) - (_ENGLISH_TOO if lang != "en" else frozenset())
+    for lang, words in _STOPWORDS.items()
+}
 LANGUAGE_NAMES = {
     "en": "English",
     "es": "Spanish",

@@ -68,6 +68,7 @@ UNCOUNTABLE_PLURALS = {
 # capitalised in English, and no other word when written in lower case ("may", "march" are)
 ALWAYS_CAPITALISED = CAPITALISED - frozenset({"may", "march", "august", "internet", "i"})
 AGE_SUBJECTS = {"i": "am", "you": "are", "we": "are", "they": "are"}
+BEFORE_A_BASE = frozenset("to will would can could should must might may".split())  # "to have" → "to be"
 AGE_BE = frozenset("am is are was were i'm he's she's we're they're you're".split())
 # spelled with a vowel but said with a consonant (a university), and the other way (an hour)
 # (not "uni-" as in uninterested, unimportant)
@@ -99,9 +100,11 @@ AFTER_ADJECTIVE = ENDS_A_PHRASE | frozenset("than in at for to with now here the
 # verbs that take -ing, not "to" ("enjoy to read", "I recommend to see", "he suggested to go")
 GERUND_VERBS = frozenset(
     """enjoy enjoys enjoyed avoid avoids avoided finish finishes finished suggest suggests suggested
-    recommend recommends recommended mind minds minded""".split()
+    recommend recommends recommended mind minds minded consider considers considered considering""".split()
 )
 MIND_FORMS = frozenset("mind minds minded".split())
+CONSIDER_FORMS = frozenset("consider considers considered considering".split())
+CONSIDER_SUBJECTS = frozenset("i we you they he she have has had will would should could also never seriously".split())
 MIND_SUBJECTS = frozenset("i you we they he she don't doesn't didn't wouldn't would".split())
 # "I suggest that he study", "it is essential that she be": a verb asked for keeps its base form
 SUBJUNCTIVE_ASKERS = frozenset(
@@ -119,6 +122,8 @@ ABSTRACT_NOUNS = frozenset(
 )
 GENERIC_VERBS = frozenset("is was can has will makes gives".split())
 MODALS = frozenset("can could will would should must may might".split())
+# what a clause may start after: "I think (that) the life is hard", "…, the education is the key"
+GENERIC_CLAUSE_STARTS = frozenset(", ; that because think believe".split())
 # what opens a new clause after a general noun, saying nothing of which one ("I miss the nature when")
 CLAUSE_AFTER_NOUN = frozenset("and but or because so when while if".split())
 # nouns a learner gives "the" in the general sense ("la sociedad", "la naturaleza", "la humanidad")
@@ -194,6 +199,8 @@ def verb_patterns(tokens: Sequence[Token], words: list[str], text: str) -> Itera
             and words[i + 1] == "to"
             and is_base_verb(word_after(words, i + 2))
             and (words[i] not in MIND_FORMS or (i > 0 and words[i - 1] in MIND_SUBJECTS))  # not "the mind to"
+            # "I considered to apply", not the passive "it is considered to be"
+            and (words[i] not in CONSIDER_FORMS or (i > 0 and words[i - 1] in CONSIDER_SUBJECTS))
         ):
             gerund = getInflection(words[i + 2], "VBG")  # "I enjoy to read" → "I enjoy reading"
             if gerund:
@@ -335,6 +342,8 @@ def age_with_be(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
         after = words[i + 3] if i + 3 < len(words) else "."
         if words[i] == "had":  # when I had six years → when I was six years old
             be = "were" if words[i - 1] in ("you", "we", "they") else "was"
+        elif words[i - 1] in BEFORE_A_BASE:  # she is going to have 30 years → to be 30 years old
+            be = "be"
         else:
             be = AGE_SUBJECTS.get(words[i - 1], "is")
         if after == "old":
@@ -365,7 +374,9 @@ def missing_subject(tokens: Sequence[Token], words: list[str], text: str) -> Ite
     if words[:1] in (["is"], ["was"]) and not question and (_says_how_it_is(words, 1, opening=True) or _ranks(words)):
         # "Is a problem with the heating": something somewhere is "there is" ("hay"); "Is a good
         # idea" says how it is
+        # ("Is a beautiful town with narrow streets" describes: "It is")
         somewhere = words[1] in ("a", "an") and bool(PLACE_WORDS & set(words[2:6])) and "to" not in words[2:6]
+        somewhere = somewhere and not _plain_adjective(word_after(words, 2))
         yield replace_tokens(tokens, 0, 1, f"{'there' if somewhere else 'it'} {words[0]}", "missing_subject", text)
     if words[:1] in (["are"], ["were"]) and not question and word_after(words, 1) in MANY_WORDS:
         yield replace_tokens(tokens, 0, 1, f"there {words[0]}", "missing_subject", text)  # Are many reasons
@@ -376,12 +387,14 @@ def missing_subject(tokens: Sequence[Token], words: list[str], text: str) -> Ite
         # "I learnt that is important to wait": "that" is the conjunction where "to"/"that" follows
         learnt = words[i] == "that" and i > 0 and words[i - 1] in LEARNING and _extraposed(words, i + 2)
         weather = (words[i] == "," or (i == 0 and words[i] in TIME_OPENERS)) and word_after(words, i + 2) in SKY
+        # "In summer is very crowded", "In winter is very cold": a time opens the sentence, no subject
+        season = i == 1 and words[0] in ("in", "during") and words[1] in SEASONS and _an_adjective_at(words, i + 2)
         # "In my opinion, is very difficult", "The problem is that is very expensive"
         opened = words[i] == "," and words[0] in OPENING_WORDS and not RELATIVES & set(words[:i])
         judged_after = (opened or words[i - 1 : i + 1] == ["is", "that"]) and _says_how_it_is(words, i + 2)
         # after "I think" a clause opening with "is" has lost its subject, whatever it says
         judged = thinks or (words[i] == "if" and _says_how_it_is(words, i + 2))
-        if words[i] in ALWAYS_A_SUBJECT or weather or learnt or judged or judged_after:
+        if words[i] in ALWAYS_A_SUBJECT or weather or season or learnt or judged or judged_after:
             yield replace_tokens(tokens, i + 1, i + 2, f"it {words[i + 1]}", "missing_subject", text)
 
 
@@ -405,6 +418,7 @@ MANY_WORDS = frozenset("many a lots some two three four five several more".split
 # a conjunction whose "is" always lacks its subject ("because is", "if is well organised")
 ALWAYS_A_SUBJECT = frozenset("because if although though".split())
 TIME_OPENERS = frozenset("yesterday today tomorrow tonight".split())  # "Yesterday was raining"
+SEASONS = frozenset("summer winter spring autumn august july december january".split())
 # what says how "it" is: the weather, a judgement ("important to", "necessary that", "a pity")
 JUDGEMENTS = frozenset(
     """important necessary possible impossible true clear obvious essential normal useful better worse easier
@@ -428,6 +442,13 @@ def _says_how_it_is(words: list[str], k: int, opening: bool = False) -> bool:
     word = word_after(words, k)
     judging = word_after(words, k + 1) in ("to", "that", "for") and _plain_adjective(word)
     return word in WEATHER or word in JUDGEMENTS or judging or (opening and word in ("a", "an"))
+
+
+def _an_adjective_at(words: list[str], k: int) -> bool:
+    """(not) (very) and an adjective from `k`: crowded, cold, very busy."""
+    while word_after(words, k) in INTENSIFIERS or word_after(words, k) == "not":
+        k += 1
+    return "ADJ" in getAllLemmas(word_after(words, k)) or word_after(words, k) in WEATHER
 
 
 def _ranks(words: list[str]) -> bool:
@@ -463,9 +484,13 @@ def generic_the(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
     """The life is hard → Life is hard (these abstract nouns as the sentence's subject); changes
     in the society → changes in society, protect the nature → protect nature (the nouns that are
     general wherever nothing after them says which: not "the society of Japan", "the nature we")."""
-    if len(words) > 2 and words[0] == "the" and words[1] in ABSTRACT_NOUNS and _says_something(words[2]):
-        yield replace_tokens(tokens, 0, 2, tokens[1].text.capitalize(), "generic_the", text)
-        return
+    for k in range(len(words) - 2):
+        # at the start of the sentence or of a clause: "For him, the education is the key"
+        opens = k == 0 or words[k - 1] in GENERIC_CLAUSE_STARTS
+        if opens and words[k] == "the" and words[k + 1] in ABSTRACT_NOUNS and _says_something(words[k + 2]):
+            noun = tokens[k + 1].text.capitalize() if k == 0 else tokens[k + 1].text
+            yield replace_tokens(tokens, k, k + 2, noun, "generic_the", text)
+            return
     for i in range(1, len(words) - 1):
         noun = tokens[i + 1].text
         if words[i] != "the" or words[i + 1] not in GENERAL_NOUNS or not noun.islower():

@@ -9,6 +9,7 @@ modal, "to" and a base verb ("I can't to go"), a number of time units ("during t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
@@ -301,7 +302,11 @@ def gerund_after(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
             if gerund:
                 yield shared.replace_tokens(tokens, i, i + 1, gerund, "verb_form", text)
             continue
-        if (forward or after_before or thanks or _used_to(words, i)) and _is_verb_here(words, i):
+        # after "sorry for", "thank you for" a bare word is the verb: sorry for answer so late → answering
+        # (with words after it: "thanks for support." wants "your support", not "supporting")
+        thanked = thanks and shared.is_base_verb(words[i]) and words[i] not in NOUNS_AFTER_FOR
+        thanked = thanked and shared.word_after(words, i + 1) not in shared.ENDS_A_PHRASE
+        if (forward or after_before or thanks or _used_to(words, i)) and (thanked or _is_verb_here(words, i)):
             gerund = _gerund(words[i])
             if gerund:
                 yield shared.replace_tokens(tokens, i, i + 1, gerund, "verb_form", text)
@@ -514,6 +519,22 @@ def fixed_phrases(tokens: Sequence[Token], words: list[str], text: str) -> Itera
             yield shared.replace_tokens(tokens, i, i + 1, "in", "preposition", text)  # on July → in July
         elif words[i : i + 3] == ["do", "you", "can"]:
             yield shared.replace_tokens(tokens, i, i + 3, "can you", "question_order", text)
+        elif pair == ("of", "to") and shared.is_base_verb(shared.word_after(words, i + 2)):
+            # in charge of to lead → of leading, the idea of to go → of going
+            gerund = _gerund(words[i + 2])
+            if gerund:
+                yield shared.replace_tokens(tokens, i + 1, i + 3, gerund, "verb_form", text)
+        elif pair == ("in", "the") and YEAR.match(shared.word_after(words, i + 2)):
+            yield shared.replace_tokens(tokens, i, i + 2, tokens[i].text, "determiner", text)  # in the 2010 → in 2010
+    if words[3:4] == [","] and (
+        words[:3] == ["at", "the", "end"] or words[:2] == ["on", "the"] and words[2] in DAY_PARTS
+    ):
+        # At the end, we won → In the end ("al final"); On the morning, I… → In the morning
+        yield shared.replace_tokens(tokens, 0, 1, "in", "preposition", text)
+
+
+YEAR = re.compile(r"^(1[5-9]|20)\d\d$")
+DAY_PARTS = frozenset("morning afternoon evening".split())
 
 
 def _month_alone(words: list[str], k: int) -> bool:

@@ -115,6 +115,11 @@ MODERN_WORDS = frozenset(
     coworking chatbot chatbots livestream livestreams emoji emojis airbnb teleworking homeschooling
     podcaster podcasters streamer streamers""".split()
 )
+# prefixes written onto a word without a hyphen (`Speller._prefixed_word`), and how common the word
+# after one must be for the whole to count as a word
+# (not co-, re-, inter-, eco-: "coresponding", "interresting", "ecologistics" are slips of one word)
+WORD_PREFIXES = tuple("pre post non multi anti over under sub super self micro mini mega semi tele bio cyber".split())
+PREFIXED_MIN_PER_MILLION = 5.0
 # words the web-counted lists hold often that a tutor never puts in a learner's sentence for them
 NEVER_SUGGESTED = frozenset(
     "porn porno porns sexy fuck fucked fucking shit damn bitch bitches ass asses arse crap dick dicks cock "
@@ -252,7 +257,21 @@ class Speller:
 
     def is_nonword(self, word: str) -> bool:
         w = word.lower()
-        return w not in self.known and w not in self.counts and not self._inflection_of_known(w)
+        return (
+            w not in self.known
+            and w not in self.counts
+            and not self._inflection_of_known(w)
+            and not self._prefixed_word(w)
+        )
+
+    def _prefixed_word(self, w: str) -> bool:
+        """A prefix before a common word, written as one: preproduction, multiplatform, nonstop
+        (its word of five letters or more, so "untill" is no "un" + "till")."""
+        for prefix in WORD_PREFIXES:
+            rest = w[len(prefix) :]
+            if w.startswith(prefix) and len(rest) >= 5 and self._frequency(rest) >= PREFIXED_MIN_PER_MILLION:
+                return True
+        return False
 
     def _inflection_of_known(self, w: str) -> bool:
         """Whether lemminflect knows `w` as a word of its own or as a form of a known word: its

@@ -147,6 +147,16 @@ def _past_of_been(words: list[str], i: int) -> str:
 
 # the auxiliary of a present perfect after each subject pronoun
 PERFECT_AUXILIARY = {"i": "have", "you": "have", "we": "have", "they": "have", "he": "has", "she": "has"}
+# a subject and its "be" written as one, with its own "have": "it's raining since" → "it has been"
+CONTRACTED_BE = {
+    "i'm": ("I", "have"),
+    "you're": ("you", "have"),
+    "we're": ("we", "have"),
+    "they're": ("they", "have"),
+    "he's": ("he", "has"),
+    "she's": ("she", "has"),
+    "it's": ("it", "has"),
+}
 PRESENT_BE = {"i": "am", "you": "are", "we": "are", "they": "are", "he": "is", "she": "is", "it": "is"}
 MONTHS = frozenset("january february march april may june july august september october november december".split())
 
@@ -172,6 +182,8 @@ SINCE_STARTS = (
     ["that", "time"],
     ["the", "beginning"],
     ["the", "first"],
+    ["this", "morning"],
+    ["this", "afternoon"],
     ["primary", "school"],
     ["secondary", "school"],
     ["high", "school"],
@@ -244,6 +256,13 @@ def present_since(tokens: Sequence[Token], words: list[str], text: str) -> Itera
             if participle is not None:
                 have = "haven't" if subject == "don't" else "hasn't"
                 yield replace_tokens(tokens, i, i + 2, f"{have} {participle}", "present_perfect", text)
+                return
+            continue
+        if subject in CONTRACTED_BE and verb.endswith("ing") and "VERB" in getAllLemmas(verb):
+            # it's raining since this morning → it has been raining, I'm living here since → I have been
+            if not (_CLAUSE_BREAKS | {","}) & set(words[i + 2 : k]):
+                pronoun, have = CONTRACTED_BE[subject]
+                yield replace_tokens(tokens, i, i + 2, f"{pronoun} {have} been {verb}", "present_perfect", text)
                 return
             continue
         if subject not in PERFECT_AUXILIARY or (i > 0 and words[i - 1] in ("do", "does", "did")):

@@ -34,6 +34,7 @@ def edit(sentence: str, original: str, replacement: str, category: str) -> Edit:
         ("I would like to renew it for one more year.", "year", "years", "noun_number"),  # after "one"
         ("I have one brother and two sisters.", "brother", "brothers", "noun_number"),
         ("I work from home three days per week.", "week", "weeks", "noun_number"),  # "per" asks for one
+        ("I was born in the 1990s.", "the 1990s", "1990s", "determiner"),  # a decade keeps "the"
     ],
 )
 def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replacement, category):

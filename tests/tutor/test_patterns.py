@@ -22,7 +22,7 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ),
         ("The people is friendly.", [("is", "are", "people_plural")]),
         ("People was happy.", [("was", "were", "people_plural")]),
-        ("I am agree with you.", [("I am agree", "I agree", "verb_pattern")]),
+        ("I am agree with you.", [("am agree", "agree", "verb_pattern")]),
         ("I’m agree.", [("I’m agree", "I agree", "verb_pattern")]),
         ("Can you explain me how it works?", [("me", "to me", "verb_pattern")]),
         (

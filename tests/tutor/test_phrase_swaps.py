@@ -335,6 +335,35 @@ def fixed(sentence: str) -> str:
         ("I never drive in night.", "I never drive at night.", "preposition"),
         ("I can't sleep good because of the noise.", "I can't sleep well because of the noise.", "word_confusion"),
         ("They played very good yesterday.", "They played very well yesterday.", "word_confusion"),
+        ("I like to work in team.", "I like to work in a team.", "determiner"),
+        ("It is worth to mention that it rained.", "It is worth mentioning that it rained.", "verb_form"),
+        ("We need more formation for the teachers.", "We need more training for the teachers.", "word_confusion"),
+        ("Some researches show that it works.", "Some studies show that it works.", "uncountable"),
+        ("I am doing researches on climate.", "I am doing research on climate.", "uncountable"),
+        ("Teachers are agree with it.", "Teachers agree with it.", "verb_pattern"),
+        ("Many students have not access to it.", "Many students do not have access to it.", "verb_form"),
+        ("The noise makes difficult to sleep.", "The noise makes it difficult to sleep.", "verb_pattern"),
+        ("I want to thank to all my colleagues.", "I want to thank all my colleagues.", "preposition"),
+        ("We will contact with the supplier.", "We will contact the supplier.", "preposition"),
+        ("She applied to a job in London.", "She applied for a job in London.", "preposition"),
+        ("In the practice, it is hard.", "In practice, it is hard.", "determiner"),
+        ("I am passionate of music.", "I am passionate about music.", "preposition"),
+        ("We need two more persons.", "We need two more people.", "noun_number"),
+        ("Students copy from internet.", "Students copy from the internet.", "determiner"),
+        ("It is based in facts.", "It is based on facts.", "preposition"),
+        ("You should drink with moderation.", "You should drink in moderation.", "preposition"),
+        ("The responsible of the project left.", "The person responsible for the project left.", "calque"),
+        ("We were arriving to the top.", "We were arriving at the top.", "preposition"),
+        ("The woman of the photo is my aunt.", "The woman in the photo is my aunt.", "preposition"),
+        ("He was in love of her.", "He was in love with her.", "preposition"),
+        ("I dreamed with you.", "I dreamed about you.", "preposition"),
+        ("My aunt married with my uncle.", "My aunt married my uncle.", "preposition"),
+        ("I have a news for you.", "I have some news for you.", "uncountable"),
+        ("He wants to work in abroad.", "He wants to work abroad.", "preposition"),
+        ("We did excursions every day.", "We went on excursions every day.", "collocation"),
+        ("Don't forget visiting the castle.", "Don't forget to visit the castle.", "verb_form"),
+        ("She is the older of seven children.", "She is the oldest of seven children.", "comparative"),
+        ("His hair are very long.", "His hair is very long.", "agreement"),
     ],
 )
 def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, category):
@@ -420,6 +449,11 @@ def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, catego
         "At the close of the day we went home.",  # the noun
         "I woke up in the night.",
         "They play good music.",
+        "I am in contact with the supplier.",  # the noun
+        "She is the older of the two.",  # two: the comparative
+        "The formation of the group took a year.",
+        "It is a news report.",
+        "We live in the same building as the woman of the house.",
     ],
 )
 def test_a_right_reading_of_the_same_words_is_left_alone(sentence):

@@ -325,3 +325,16 @@ def test_a_slip_is_named_for_what_the_learner_got_wrong():
 def test_todays_words_are_words_not_misspellings(speller, word):
     assert not speller.is_nonword(word)
     assert speller.fixes(f"{word} {word}") == []
+
+
+@pytest.mark.parametrize(
+    ("word", "is_word"),
+    [
+        ("preproduction", True),  # pre + production, written as one
+        ("multiplatform", True),
+        ("untill", False),  # "till" is too short to be the word after a prefix
+        ("interresting", False),  # no inter-: a slip of "interesting"
+    ],
+)
+def test_a_prefix_written_onto_a_common_word_makes_a_word(bundled, word, is_word):
+    assert bundled.is_nonword(word) is not is_word

@@ -195,6 +195,19 @@ def test_language_guess():
     assert guess_language("Yo vivo en Madrid y trabajo en un banco.") == "es"
     assert guess_language("Ich wohne in Berlin und arbeite in einer Bank.") == "de"
     assert guess_language("123 !!!") is None
+    assert guess_language("Eu tenho um carro e ela não tem.") == "pt"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Please, confirm me the booking as soon as possible.",  # Portuguese "as", twice
+        "Do as I say, not as I do.",
+        "My son and my daughter live in Madrid.",
+    ],
+)
+def test_english_with_words_other_languages_share_is_english(sentence):
+    assert guess_language(sentence) == "en"
 
 
 @pytest.mark.parametrize(
