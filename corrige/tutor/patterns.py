@@ -552,10 +552,17 @@ def pattern_fixes(sentence: str) -> list[Edit]:
     """Every rule's edits on ``sentence`` in order of position, none overlapping one of an earlier
     rule: where two rules change the same words, the one listed first in RULES says how ("i married
     with a girl": the table's "I married a girl", not the capital's "I" alone)."""
+    return list(_pattern_fixes(sentence))
+
+
+@lru_cache(maxsize=1024)
+def _pattern_fixes(sentence: str) -> tuple[Edit, ...]:
+    # a correction asks for the same sentence's fixes more than once (the sentence the model reads,
+    # the learner's sentence against the model's edits, the corrected one when nothing changed)
     tokens = tokenize(sentence)
     words = [t.text.lower().replace("’", "'") for t in tokens]
     kept: list[Edit] = []
     for edit in (e for rule in RULES for e in rule(tokens, words, sentence)):
         if all(edit.end <= k.start or edit.start >= k.end for k in kept):
             kept.append(edit)
-    return sorted(kept, key=lambda e: (e.start, e.end))
+    return tuple(sorted(kept, key=lambda e: (e.start, e.end)))

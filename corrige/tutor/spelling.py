@@ -104,6 +104,7 @@ LEARNER_MISSPELLINGS = {
 # edit from a common word, is an old novel's spelling of that word as often as a learner's typo
 # (ther, thet, woud): it is checked as a non-word (`Speller.is_suspect`)
 RARE_TRAINING_COUNT = 40
+FIXES_CACHE_SIZE = 1024  # sentences whose fixes a speller keeps (`Speller.fixes`)
 RARE_BOOK_PER_MILLION = 3.0  # ... and a word the book counts hold this rarely (yong: Yong, a name)
 COMMON_PER_MILLION = 100.0
 RAREST_PER_MILLION = 0.001  # a frequency for a word no table counts
@@ -223,6 +224,7 @@ class Speller:
         self.counts = per_million(seen, listed)
         # a word the training texts hold once or twice is no evidence (luxery, prefere)
         self.known = frozenset(known if known is not None else seen) | frozenset(listed) | MODERN_WORDS
+        self._fixed: dict[str, tuple[Edit, ...]] = {}  # sentence → its fixes (`fixes`)
         books_per_million = per_million(listed)
         self._rare = frozenset(
             w
@@ -418,6 +420,15 @@ class Speller:
         sentence's first word when what it stands for is a common word ("Becouse" → "Because").
         A suggestion that would repeat the word beside it, as corrected, is left out, a suspect
         word's first ("thet dhe" is "thet the", not "the the")."""
+        # a correction asks for one sentence's fixes more than once (as read, as corrected)
+        found = self._fixed.get(sentence)
+        if found is None:
+            if len(self._fixed) >= FIXES_CACHE_SIZE:
+                self._fixed.clear()
+            found = self._fixed[sentence] = tuple(self._find_fixes(sentence))
+        return list(found)
+
+    def _find_fixes(self, sentence: str) -> list[Edit]:
         words = list(_WORD.finditer(sentence))
         suggestions = [self._suggestion(sentence, m) for m in words]
         for suspects in (True, False):
