@@ -156,8 +156,15 @@ def than_not_that(tokens: Sequence[Token], words: list[str], text: str) -> Itera
         more_adjective = i > 1 and words[i - 2] == "more" and before in COMPARED_WITH_MORE
         # "rather that changing" (not "I would rather that you stayed", a clause)
         rather = before == "rather" and shared.word_after(words, i + 1).endswith("ing")
-        if _comparative(before) or more_adjective or rather:
+        # "Later that night", "earlier that day": "that" points to a time
+        time_after = shared.word_after(words, i + 1) in THAT_TIMES
+        if (_comparative(before) or more_adjective or rather) and not time_after:
             yield shared.replace_tokens(tokens, i, i + 1, "than", "comparative", text)
+
+
+THAT_TIMES = frozenset(
+    "night day morning evening afternoon week month year time moment summer winter spring autumn weekend".split()
+)
 
 
 def said_that(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:

@@ -168,6 +168,21 @@ def the_dropped_before_a_decade(sentence: str, e: Edit) -> bool:
     return len(old) == len(new) + 1 and old[0] == "the" and old[1:] == new and bool(new) and bool(DECADE.match(new[0]))
 
 
+def there_is_without_there(sentence: str, e: Edit) -> bool:
+    """ "Shopping with children is even worse" → "are": a "there is/are" edit with no "there"
+    before the verb (its subject is what comes before it)."""
+    return e.category == "there_is_plural" and "there" not in _words(sentence[: e.start])[-3:]
+
+
+def plural_after_both(sentence: str, e: Edit) -> bool:
+    """ "both regulation and education" → "regulations": "both … and" names two things, each as
+    the writer wrote it."""
+    old, new = e.original.lower(), e.replacement.lower()
+    if e.category != "noun_number" or " " in old or " " in new or not _plural_of(old, new):
+        return False
+    return _words(sentence[: e.start])[-1:] == ["both"] and _words(sentence[e.end :])[:1] == ["and"]
+
+
 def from_home_dropped(sentence: str, e: Edit) -> bool:
     """ "I will work from home" → "work home": "go to home" loses its "to", "from home" keeps "from"."""
     return _words(e.original)[:2] == ["from", "home"] and _words(e.replacement)[:1] == ["home"]
@@ -196,6 +211,8 @@ CHECKS = (
     the_dropped_before_a_decade,
     from_home_dropped,
     article_before_more_and_a_noun,
+    there_is_without_there,
+    plural_after_both,
 )
 
 

@@ -211,6 +211,12 @@ def diff_edits(source: str, corrected: str, gloss: str | None = None) -> list[Ed
         fresh = [h for h in hits if h[0] not in used]
         k, category = (fresh or hits or [(-1, OTHER)])[0]
         used.add(k)
+        if (
+            category != OTHER
+            and edit.original != edit.replacement
+            and edit.original.lower() == edit.replacement.lower()
+        ):
+            category = "capitalisation"  # a piece of a wider fix that changes a letter's case only (i → I)
         edits.append(replace(edit, category=category))
         cores.append((c1, c2))
     return _as_items(edits, cores, occurrences, a, items, source)

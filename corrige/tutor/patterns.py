@@ -205,6 +205,23 @@ def verb_patterns(tokens: Sequence[Token], words: list[str], text: str) -> Itera
             gerund = getInflection(words[i + 2], "VBG")  # "I enjoy to read" → "I enjoy reading"
             if gerund:
                 yield replace_tokens(tokens, i + 1, i + 3, gerund[0], "verb_pattern", text)
+                yield from _and_its_gerund(tokens, words, i + 3, text)
+
+
+def _and_its_gerund(tokens: Sequence[Token], words: list[str], k: int, text: str) -> Iterator[Edit]:
+    """The second verb of "enjoy organising games and sing songs": after "and" within a few words,
+    a verb only a verb can be takes the -ing too."""
+    for j in range(k, min(k + 4, len(words) - 1)):
+        if words[j] in (",", ";", ".", "but", "because", "that", "who", "which"):
+            return
+        if words[j] == "and":
+            verb = words[j + 1]
+            lemmas = getAllLemmas(verb)
+            if is_base_verb(verb) and set(lemmas) <= {"VERB"}:
+                gerund = getInflection(verb, "VBG")
+                if gerund:
+                    yield replace_tokens(tokens, j + 1, j + 2, gerund[0], "verb_pattern", text)
+            return
 
 
 def since_for(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
@@ -348,7 +365,7 @@ def age_with_be(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
             be = AGE_SUBJECTS.get(words[i - 1], "is")
         if after == "old":
             yield replace_tokens(tokens, i, i + 1, be, "age_have", text)
-        elif after in ENDS_A_PHRASE:
+        elif after in ENDS_A_PHRASE or after in ("now", "today"):  # I have 25 years now
             yield replace_tokens(tokens, i, i + 3, f"{be} {words[i + 1]} years old", "age_have", text)
 
 
@@ -389,12 +406,18 @@ def missing_subject(tokens: Sequence[Token], words: list[str], text: str) -> Ite
         weather = (words[i] == "," or (i == 0 and words[i] in TIME_OPENERS)) and word_after(words, i + 2) in SKY
         # "In summer is very crowded", "In winter is very cold": a time opens the sentence, no subject
         season = i == 1 and words[0] in ("in", "during") and words[1] in SEASONS and _an_adjective_at(words, i + 2)
+        # "…by bus, is only twenty minutes", "I work in a bank, is a good job": a new clause after a comma
+        # (a clause of its own before the comma, with its subject: not "My sister, who is a doctor, is")
+        after_comma = words[i] == "," and not question and i > 1 and word_after(words, i + 2) in AFTER_COMMA_IS
+        # (the sentence's first comma: not "Family members, as one …, is a crucial factor")
+        after_comma = after_comma and "," not in words[:i] and bool(CLAUSE_SUBJECTS & set(words[:i]))
+        after_comma = after_comma and not (RELATIVES | {"whom", "where"}) & set(words[:i])
         # "In my opinion, is very difficult", "The problem is that is very expensive"
         opened = words[i] == "," and words[0] in OPENING_WORDS and not RELATIVES & set(words[:i])
         judged_after = (opened or words[i - 1 : i + 1] == ["is", "that"]) and _says_how_it_is(words, i + 2)
         # after "I think" a clause opening with "is" has lost its subject, whatever it says
         judged = thinks or (words[i] == "if" and _says_how_it_is(words, i + 2))
-        if words[i] in ALWAYS_A_SUBJECT or weather or season or learnt or judged or judged_after:
+        if words[i] in ALWAYS_A_SUBJECT or weather or season or after_comma or learnt or judged or judged_after:
             yield replace_tokens(tokens, i + 1, i + 2, f"it {words[i + 1]}", "missing_subject", text)
 
 
@@ -453,8 +476,16 @@ def _an_adjective_at(words: list[str], k: int) -> bool:
 
 def _ranks(words: list[str]) -> bool:
     """Is the first time that we visit, Was the best day of my life: "the" and a rank after an
-    opening "is" (It is the first time)."""
-    return word_after(words, 1) == "the" and word_after(words, 2) in RANKS
+    opening "is" (It is the first time); Is my favourite photo, Is in the centre: a possessive or
+    a place after it."""
+    after = word_after(words, 1)
+    return (after == "the" and word_after(words, 2) in RANKS) or after in POSSESSIVE_OR_PLACE
+
+
+CLAUSE_SUBJECTS = frozenset("i you he she we they".split())
+POSSESSIVE_OR_PLACE = frozenset("my your his her our their in near next on".split())
+# after ", is": what tells of a new clause about "it" ("…, is only twenty minutes")
+AFTER_COMMA_IS = frozenset("a an only my your his her our their not very so really too quite".split())
 
 
 RANKS = frozenset("first second third last only best worst same most".split())

@@ -75,6 +75,8 @@ PURPOSE_OBJECTS = frozenset(
     "some it them him her me us you a an my your his our their this these those english".split()
 )
 ONE_TIME_UNIT = frozenset("year month week day hour minute night".split())
+# verbs that are nouns too, but no noun "for" takes bare: "for buy food", "for go shopping"
+VERBS_AFTER_FOR = frozenset("go come buy visit meet see get make find take bring watch pick ask tell".split())
 # nouns "for" takes before a time ("for work the next day", "asked for help the day after")
 NOUNS_AFTER_FOR = frozenset("work help use love rent fun sale".split())
 # after these "for" takes an -ing form: "thank you for coming", "sorry for being late"
@@ -246,7 +248,7 @@ def purpose_bare_verb(tokens: Sequence[Token], words: list[str], text: str) -> I
         object_after = "VERB" in lemmas and (
             after in PURPOSE_OBJECTS or (after == "the" and words[i + 1] not in NOUNS_AFTER_FOR)
         )
-        if set(lemmas) <= {"VERB", "AUX"} or object_after or words[i + 1] in ("go", "come"):
+        if set(lemmas) <= {"VERB", "AUX"} or object_after or words[i + 1] in VERBS_AFTER_FOR:
             # after an adjective it is no purpose: excited for meet you → excited to meet you
             feeling = i > 0 and "ADJ" in getAllLemmas(words[i - 1]) and words[i - 1].endswith(("ed", "y"))
             yield shared.replace_tokens(tokens, i, i + 1, "to", "verb_form" if feeling else "purpose_for", text)
@@ -462,6 +464,8 @@ def _counts_more_than_one(words: list[str], i: int) -> bool:
     word = words[i]
     if word.isdigit():
         return 1 < int(word) <= 100 and (i == 0 or words[i - 1] not in (":", ".", ","))  # not "at 7:30"
+    if word == "both" and "and" in words[i + 2 : i + 4]:
+        return False  # "both regulation and education": two things, each as written
     return shared.is_number(word) or word in COUNTING_DETERMINERS
 
 

@@ -117,4 +117,13 @@ def phrase_swaps(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
                 continue  # a possessive's apostrophe: the phrase goes on (each others' houses)
             if swap.ends_phrase and j < len(words) and tokens[j].is_word and words[j] not in ENDS:
                 continue
-            yield replace_tokens(tokens, i, j, swap.right, swap.category, text)
+            yield replace_tokens(tokens, i, j, _capital_i(swap.right), swap.category, text)
+
+
+_I = re.compile(r"\bi(?=$|\s|['’])")
+
+
+def _capital_i(phrase: str) -> str:
+    """The table writes in lower case; "i", "i'm", "i've" are written "I" ("i am interesting in"
+    → "I am interested in")."""
+    return _I.sub("I", phrase)

@@ -43,6 +43,19 @@ def _sentencizer() -> Any:
     return nlp
 
 
+# a letter's greeting or sign-off standing alone ("Hi!", "Dear Mr Brown,", "Best wishes,"): formulas,
+# nothing for the tutor to correct nor for the learner to check again; a line of its own even when
+# the next starts in lower case ("Hello,⏎my name is Tomás")
+GREETING = re.compile(
+    r"(?:(?i:hi|hello|hey|dear|good (?:morning|afternoon|evening))"
+    r"(?:\s+(?:(?!I\b)[A-Z][\w.'’-]*|(?i:or|and|my|everybody|everyone|all|guys|there|friends?|teachers?|team|family)))"
+    r"{0,4}"
+    r"|(?i:(?:best|kind|warm|warmest)\s+(?:wishes|regards)|regards|best|yours(?:\s+(?:sincerely|faithfully|truly))?"
+    r"|(?:lots of\s+|with\s+)?love|kisses|hugs|cheers|take care|see you(?:\s+soon)?|thanks(?:\s+again)?"
+    r"|thank you(?:\s+again)?|all the best|bye))\s*[,.!]*"
+)
+
+
 def _blocks(text: str) -> list[Span]:
     """Line blocks: a line break ends a block unless the next line goes on in lower case after a
     line that does not end a sentence (a hard-wrapped sentence). Blank lines and list items
@@ -62,6 +75,7 @@ def _blocks(text: str) -> list[Span]:
             and not LIST_MARKER.match(stripped)
             and not _ENDS_SENTENCE.search(text[current[0] : current[1]])
             and not LIST_MARKER.match(text[current[0] : current[1]].strip())
+            and not GREETING.fullmatch(text[current[0] : current[1]].strip())
         )
         if continues and current is not None:
             current[1] = end

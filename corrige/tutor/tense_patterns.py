@@ -17,6 +17,7 @@ from functools import lru_cache
 from lemminflect import getAllLemmas, getInflection
 
 from corrige.tutor.edits import Edit, Token
+from corrige.tutor.function_words import FUNCTION_WORDS
 from corrige.tutor.pattern_words import (
     DAYS,
     PAST_PERIODS,
@@ -226,6 +227,26 @@ def _perfect_of(subject: str, verb: str) -> str | None:
     return f"{aux} {participle[0]}" if participle else None
 
 
+RELATIVE_SUBJECTS = frozenset("who which that".split())
+
+
+def _other_subject(tokens: Sequence[Token], words: list[str], i: int) -> bool:
+    """Whether `words[i]` is a subject other than a pronoun before its present verb: a relative
+    (who, which), a noun, or a name; the verb a present that agrees with it."""
+    word, verb = words[i], word_after(words, i + 1)
+    if not (verb in ("is", "are") or _third_person_form(verb) or is_base_verb(verb)):
+        return False
+    if word in RELATIVE_SUBJECTS:
+        return True
+    lemmas = getAllLemmas(word)
+    return tokens[i].is_word and word not in FUNCTION_WORDS and ("NOUN" in lemmas or tokens[i].text[:1].isupper())
+
+
+@lru_cache(maxsize=4096)
+def _third_person_form(word: str) -> bool:
+    return word.endswith("s") and any(word in getInflection(v, "VBZ") for v in getAllLemmas(word).get("VERB", ()))
+
+
 def _participle_of_base(word: str) -> str | None:
     """work → worked, see → seen: the participle of a verb's base form (None for anything else)."""
     if word not in getAllLemmas(word).get("VERB", ()):
@@ -265,6 +286,9 @@ def present_since(tokens: Sequence[Token], words: list[str], text: str) -> Itera
                 yield replace_tokens(tokens, i, i + 2, f"{pronoun} {have} been {verb}", "present_perfect", text)
                 return
             continue
+        if subject not in PERFECT_AUXILIARY and _other_subject(tokens, words, i):
+            # who lives in London since → who has lived, the metro is stopped since → has been stopped
+            subject = "he" if verb == "is" or _third_person_form(verb) else "they"
         if subject not in PERFECT_AUXILIARY or (i > 0 and words[i - 1] in ("do", "does", "did")):
             continue
         if _CLAUSE_BREAKS & set(words[i + 2 : k]) or "," in words[i + 2 : k]:

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Literal
 from corrige.tutor.answer_text import split_gloss
 from corrige.tutor.edits import Edit
 from corrige.tutor.language import guess_language, not_english_message, scripts
-from corrige.tutor.sentences import LIST_MARKER, Span, has_letters, split_sentences
+from corrige.tutor.sentences import GREETING, LIST_MARKER, Span, has_letters, split_sentences
 
 if TYPE_CHECKING:
     from corrige.tutor.agent import Correction, Tutor
@@ -248,16 +248,6 @@ def plan_text(text: str, fits: Callable[[str], bool], field: str = "text") -> Te
 
 # skip reasons that are no loss: a name under a letter, a greeting or sign-off (never listed as unchecked)
 NOTHING_TO_CHECK = frozenset({"signature", "greeting"})
-
-# a letter's greeting or sign-off standing alone ("Hi!", "Dear Mr Brown,", "Best wishes,"): formulas,
-# nothing for the tutor to correct nor for the learner to check again
-GREETING = re.compile(
-    r"(?:(?i:hi|hello|hey|dear|good (?:morning|afternoon|evening))"
-    r"(?:\s+(?:(?!I\b)[A-Z][\w.'’-]*|(?i:or|and|my|everybody|everyone|all|guys|there|friends?|teachers?|team))){0,4}"
-    r"|(?i:(?:best|kind|warm|warmest)\s+(?:wishes|regards)|regards|yours(?:\s+(?:sincerely|faithfully|truly))?"
-    r"|(?:lots of\s+)?love|cheers|take care|see you(?:\s+soon)?|thanks(?:\s+again)?|thank you(?:\s+again)?"
-    r"|all the best|bye))\s*[,.!]*"
-)
 
 
 def _is_signature(text: str, span: Span) -> bool:

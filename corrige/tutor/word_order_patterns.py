@@ -25,6 +25,7 @@ NOT_AN_OBJECT = shared.BE_FORMS | frozenset("has have had will would can could s
 # much; "hablo muy bien inglés": I speak English very well)
 _LIKING = (("very", "much"), ("so", "much"), ("a", "lot"))
 _WELL = (("very", "well"), ("really", "well"), ("so", "well"), ("well",), ("fluently",), ("very", "fluently"))
+_USE = (("effectively",), ("properly",), ("correctly",), ("responsibly",), ("efficiently",), ("wisely",))
 ADVERBS_AFTER_OBJECT = {
     **dict.fromkeys(LIKING_VERBS, _LIKING),
     **dict.fromkeys(
@@ -33,6 +34,8 @@ ADVERBS_AFTER_OBJECT = {
         wrote""".split(),
         _WELL,
     ),
+    # "usar bien estas herramientas": use these tools effectively
+    **dict.fromkeys("use uses used".split(), _USE),
 }
 EXPLAIN_FORMS = frozenset("explain explains explained explaining".split())
 OBJECT_PRONOUNS = frozenset("me us him".split())
@@ -54,11 +57,22 @@ def _object_end(tokens: Sequence[Token], words: list[str], start: int) -> int | 
     while end < len(words) and tokens[end].is_word:
         if end > start and words[end] in JOINING and shared.word_after(words, end + 1) in shared.SUBJECT_PRONOUNS:
             return end  # "football and I play...": the next clause starts
-        if words[end] in CLAUSE_WORDS or end - start >= LONGEST_OBJECT:
+        listed = words[end] in ("and", "or") and end > start and _names_a_thing(tokens, words, end + 1)
+        if (words[end] in CLAUSE_WORDS and not listed) or end - start >= LONGEST_OBJECT:
             return None
         end += 1
     ends_clause = end == len(words) or words[end] in shared.ENDS_A_PHRASE
     return end if end > start and ends_clause else None
+
+
+def _names_a_thing(tokens: Sequence[Token], words: list[str], k: int) -> bool:
+    """Whether the word at `k`, after "and", goes on the object ("English and French", "nature and
+    hiking"), not a new verb ("football and play tennis") or subject."""
+    if k >= len(words) or not tokens[k].is_word or words[k] in shared.SUBJECT_PRONOUNS:
+        return False
+    word, lemmas = words[k], getAllLemmas(words[k])
+    gerund = word.endswith("ing") and "VERB" in lemmas  # "nature and hiking"
+    return tokens[k].text[:1].isupper() or gerund or ("NOUN" in lemmas and not shared.is_base_verb(word))
 
 
 def adverb_after_object(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
@@ -262,8 +276,25 @@ def _participle(word: str) -> bool:
     return any(word in getInflection(v, "VBN") for v in getAllLemmas(word).get("VERB", ()))
 
 
+PERFECT_HAVE = frozenset("have has had i've we've you've they've".split())
+
+
+def also_before_participle(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I have worked also in projects → I have also worked ("también he trabajado"): "also" goes
+    between "have" and its participle."""
+    for i in range(len(words) - 2):
+        if words[i] in PERFECT_HAVE and words[i + 2] == "also" and _participle(words[i + 1]):
+            moved = f"{tokens[i + 2].text} {tokens[i + 1].text}"
+            yield shared.replace_tokens(tokens, i + 1, i + 3, moved, "adverb_position", text)
+
+
+def _participle(word: str) -> bool:
+    return any(word in getInflection(lemma, "VBN") for lemma in getAllLemmas(word).get("VERB", ()))
+
+
 WORD_ORDER_RULES = (
     adverb_after_object,
+    also_before_participle,
     object_before_to_me,
     object_and_to,
     question_inside,

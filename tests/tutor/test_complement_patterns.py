@@ -152,6 +152,36 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("I am interested to visit your country.", [("to visit", "in visiting", "verb_form")]),
         ("Sorry for answer so late.", [("answer", "answering", "verb_form")]),
         ("For him, the education is the key.", [("the education", "education", "generic_the")]),
+        (
+            "I speak fluently English and French.",
+            [("fluently English and French", "English and French fluently", "adverb_position")],
+        ),
+        (
+            "We like very much nature and hiking.",
+            [("very much nature and hiking", "nature and hiking very much", "adverb_position")],
+        ),
+        (
+            "Teachers must use effectively these tools.",
+            [("effectively these tools", "these tools effectively", "adverb_position")],
+        ),
+        ("I have worked also in several projects.", [("worked also", "also worked", "adverb_position")]),
+        (
+            "I like very much cats and dogs.",
+            [("very much cats and dogs", "cats and dogs very much", "adverb_position")],
+        ),
+        ("It was my cousin, who lives in London since 2019.", [("lives", "has lived", "present_perfect")]),
+        ("The metro is stopped since this morning.", [("is", "has been", "present_perfect")]),
+        ("My parents live in Madrid since 2010.", [("live", "have lived", "present_perfect")]),
+        ("The shop is closed since January.", [("is", "has been", "present_perfect")]),
+        ("Is my favourite photo.", [("Is", "It is", "missing_subject")]),
+        ("Is in the center, near the cathedral.", [("Is", "It is", "missing_subject")]),
+        ("I go to work by bus, is only twenty minutes.", [("is", "it is", "missing_subject")]),
+        (
+            "I enjoy to organise games and sing songs.",
+            [("to organise", "organising", "verb_pattern"), ("sing", "singing", "verb_pattern")],
+        ),
+        ("I have 25 years now.", [("have 25 years", "am 25 years old", "age_have")]),
+        ("I went to the supermarket for buy food.", [("for", "to", "purpose_for")]),
     ],
 )
 def test_a_pattern_is_fixed(sentence, expected):
@@ -208,6 +238,17 @@ def test_a_pattern_is_fixed(sentence, expected):
         "In summer is when we travel.",
         "The education of children is expensive.",
         "The rocks are considered to be made by explorers.",  # the passive: "to be" stays
+        "I like very much football and play it every day.",  # "and" starts another verb
+        "She has also worked there.",
+        "Later that night, when everyone had gone home, I slept.",  # "that night": a time, no comparison
+        "The film is about a man who lives in London.",
+        "Since 2010 the prices are very high.",
+        "Is my brother coming?",
+        "My sister, who is a doctor, is very busy.",  # a relative clause between the commas
+        "The house, near the river, is very old.",
+        "Family members, from whom they get comfort, is a crucial factor.",  # not the first comma
+        "The solution must include both regulation and education.",  # both … and: two things
+        "I am looking for a good buy.",
         "What I think is important is the price.",  # "what I think" is the subject
         "My birthday is on July 4th.",  # a date: "on"
         "We met on June the 5th.",

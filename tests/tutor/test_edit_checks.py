@@ -35,6 +35,8 @@ def edit(sentence: str, original: str, replacement: str, category: str) -> Edit:
         ("I have one brother and two sisters.", "brother", "brothers", "noun_number"),
         ("I work from home three days per week.", "week", "weeks", "noun_number"),  # "per" asks for one
         ("I was born in the 1990s.", "the 1990s", "1990s", "determiner"),  # a decade keeps "the"
+        ("Shopping with children is even worse.", "is", "are", "there_is_plural"),  # no "there"
+        ("It needs both regulation and education.", "regulation", "regulations", "noun_number"),
     ],
 )
 def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replacement, category):

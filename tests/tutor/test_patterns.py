@@ -320,7 +320,7 @@ def test_a_pattern_is_fixed(sentence, expected):
         "I visited Spain, that is a beautiful country.",  # no person: not "who"
         "When you arrive, the party has already started.",  # no past
         "He said that is true.",
-        "I like very much cats and dogs.",  # "and dogs": the object goes on
+        "I like very much cats and play with them.",  # "and play": another verb, not the object
         "He was 30 years in prison.",
         "The technology we use is old.",  # "we use" says which
         "The pollution of the river is terrible.",

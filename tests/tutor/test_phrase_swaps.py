@@ -364,6 +364,10 @@ def fixed(sentence: str) -> str:
         ("Don't forget visiting the castle.", "Don't forget to visit the castle.", "verb_form"),
         ("She is the older of seven children.", "She is the oldest of seven children.", "comparative"),
         ("His hair are very long.", "His hair is very long.", "agreement"),
+        ("My car is similar than yours.", "My car is similar to yours.", "preposition"),
+        ("He say me that it is late.", "He tells me that it is late.", "calque"),
+        ("I had fever and a headache.", "I had a fever and a headache.", "determiner"),
+        ("Everybody was singing all the match.", "Everybody was singing the whole match.", "determiner"),
     ],
 )
 def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, category):
@@ -449,6 +453,7 @@ def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, catego
         "At the close of the day we went home.",  # the noun
         "I woke up in the night.",
         "They play good music.",
+        "The plugs are similar than in the USA.",  # "similar to those in": more than one word
         "I am in contact with the supplier.",  # the noun
         "She is the older of the two.",  # two: the comparative
         "The formation of the group took a year.",
