@@ -276,9 +276,6 @@ def _participle(word: str) -> bool:
     return any(word in getInflection(v, "VBN") for v in getAllLemmas(word).get("VERB", ()))
 
 
-PERFECT_HAVE = frozenset("have has had i've we've you've they've".split())
-
-
 def also_before_participle(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """I have worked also in projects → I have also worked ("también he trabajado"): "also" goes
     between "have" and its participle."""
@@ -286,10 +283,6 @@ def also_before_participle(tokens: Sequence[Token], words: list[str], text: str)
         if words[i] in PERFECT_HAVE and words[i + 2] == "also" and _participle(words[i + 1]):
             moved = f"{tokens[i + 2].text} {tokens[i + 1].text}"
             yield shared.replace_tokens(tokens, i + 1, i + 3, moved, "adverb_position", text)
-
-
-def _participle(word: str) -> bool:
-    return any(word in getInflection(lemma, "VBN") for lemma in getAllLemmas(word).get("VERB", ()))
 
 
 WORD_ORDER_RULES = (
