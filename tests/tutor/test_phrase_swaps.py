@@ -4,6 +4,7 @@ checked line by line."""
 
 import pytest
 
+from corrige.tutor.agent import Tutor
 from corrige.tutor.edits import apply_edits
 from corrige.tutor.patterns import pattern_fixes
 from corrige.tutor.phrase_swaps import parse, table
@@ -496,3 +497,11 @@ def test_the_shipped_table_parses_and_every_swap_changes_its_phrase():
     assert len(swaps) > 100
     assert all(len(s.wrong) == n for by_length in table().values() for n, p in by_length.items() for s in p.values())
     assert all(" ".join(s.wrong) != s.right.lower() for s in swaps)
+
+
+def test_a_table_phrase_writes_i_as_a_capital_and_the_gloss_names_it_so():
+    sentence = "My name is Tomás and i am interesting in your course."
+    assert fixed(sentence) == "My name is Tomás and I am interested in your course."
+    c = Tutor.load().correct(sentence)
+    assert c.corrected == "My name is Tomás and I am interested in your course."
+    assert "mayúscula: i → I" in c.gloss and "interesting → interested" in c.gloss

@@ -242,6 +242,12 @@ def test_a_name_on_the_last_line_is_a_signature_and_not_sent(text, signature):
         ),
         ("Hi I has a cat. Thanks for the letter.", []),  # sentences with more in them are read
         ("Hi, I am Ana. Thank you very much.", []),
+        # a greeting's line ends there, even when the next starts in lower case
+        ("Hello,\nmy name is Tomás and I like it.", ["Hello,"]),
+        ("hello Jack\nsorry I didn't answer before.", ["hello Jack"]),
+        ("Dear Johnson family,\nThank you for everything.\nKisses,\nAna", ["Dear Johnson family,", "Kisses,"]),
+        ("See you soon.\nWith love,\nMarta", ["See you soon.", "With love,"]),
+        ("I went to the shop,\nand then I went home.", []),  # a hard-wrapped sentence stays one
     ],
 )
 def test_greetings_and_sign_offs_standing_alone_are_not_sent(text, greetings):
