@@ -25,7 +25,9 @@ WANT_TO = frozenset(
 WOULD = frozenset("would i'd we'd you'd they'd he'd she'd".split())
 # verbs that are nouns too, a verb beyond doubt after "want"/"decided" ("we decided go to the
 # beach"): "I want work" may be a noun ("quiero trabajo"), "I want go" is not
-VERBS_AFTER_WANT = frozenset("go come be do get see buy visit meet stay leave travel live eat".split())
+VERBS_AFTER_WANT = frozenset(
+    "go come be do get see buy visit meet stay leave travel live eat practise practice improve study learn".split()
+)
 # what starts the object of a verb ("decided buy a car", "want see my friends")
 OBJECT_STARTS = frozenset(
     "the a an my your his her our their some this that these those it them him me us you more".split()

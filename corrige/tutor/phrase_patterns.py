@@ -76,7 +76,7 @@ PURPOSE_OBJECTS = frozenset(
 )
 ONE_TIME_UNIT = frozenset("year month week day hour minute night".split())
 # verbs that are nouns too, but no noun "for" takes bare: "for buy food", "for go shopping"
-VERBS_AFTER_FOR = frozenset("go come buy visit meet see get make find take bring watch pick ask tell".split())
+VERBS_AFTER_FOR = frozenset("go come buy visit meet see get make find take bring watch pick ask tell start".split())
 # nouns "for" takes before a time ("for work the next day", "asked for help the day after")
 NOUNS_AFTER_FOR = frozenset("work help use love rent fun sale".split())
 # after these "for" takes an -ing form: "thank you for coming", "sorry for being late"

@@ -458,6 +458,8 @@ class Speller:
         """A sentence's first word, capitalised: a name as often as a misspelling ("Bacchan",
         "Khafre"), so only a common word is suggested, capitalised in turn."""
         suggestion = self.suggest_in(sentence, start, word.lower())
+        if suggestion is not None and word.lower() in LEARNER_MISSPELLINGS:
+            return suggestion[0].upper() + suggestion[1:]  # "Dont" → "Don't": no name is spelled so
         if suggestion is None or min(map(self._frequency, suggestion.split())) < FIRST_WORD_MIN_PER_MILLION:
             return None
         return suggestion[0].upper() + suggestion[1:]

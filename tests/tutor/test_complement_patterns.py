@@ -182,6 +182,8 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ),
         ("I have 25 years now.", [("have 25 years", "am 25 years old", "age_have")]),
         ("I went to the supermarket for buy food.", [("for", "to", "purpose_for")]),
+        ("I want practise my pronunciation.", [("practise", "to practise", "verb_form")]),
+        ("Don't wait for me for start eating.", [("for", "to", "purpose_for")]),
     ],
 )
 def test_a_pattern_is_fixed(sentence, expected):

@@ -338,3 +338,8 @@ def test_todays_words_are_words_not_misspellings(speller, word):
 )
 def test_a_prefix_written_onto_a_common_word_makes_a_word(bundled, word, is_word):
     assert bundled.is_nonword(word) is not is_word
+
+
+def test_a_first_word_learners_write_without_its_apostrophe_gets_it(bundled):
+    assert [(e.original, e.replacement) for e in bundled.fixes("Dont wait for me.")] == [("Dont", "Don't")]
+    assert [(e.original, e.replacement) for e in bundled.fixes("Doesnt matter.")] == [("Doesnt", "Doesn't")]
