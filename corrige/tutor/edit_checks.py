@@ -170,8 +170,11 @@ def the_dropped_before_a_decade(sentence: str, e: Edit) -> bool:
 
 def there_is_without_there(sentence: str, e: Edit) -> bool:
     """ "Shopping with children is even worse" → "are": a "there is/are" edit with no "there"
-    before the verb (its subject is what comes before it)."""
-    return e.category == "there_is_plural" and "there" not in _words(sentence[: e.start])[-3:]
+    beside the verb (its subject is what comes before it)."""
+    if e.category != "there_is_plural":
+        return False
+    # "there" before the verb, or after it in a question ("Is there any cats?")
+    return "there" not in _words(sentence[: e.start])[-3:] and _words(sentence[e.end :])[:1] != ["there"]
 
 
 def plural_after_both(sentence: str, e: Edit) -> bool:

@@ -65,6 +65,7 @@ def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replaceme
         ("The life is hard.", "The life", "Life", "generic_the"),
         ("It is more difficult task.", "more", "a more", "determiner"),  # "a more" before an adjective
         ("They play the guitar in 2015.", "play", "played", "past_marker"),  # a year
+        ("Is there any cats in my street?", "Is", "Are", "there_is_plural"),  # "there" after it
         ("We stayed for two more week.", "week", "weeks", "noun_number"),  # "two" counts more than one
         ("I have one of my friend here.", "friend", "friends", "noun_number"),
     ],
