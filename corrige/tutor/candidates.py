@@ -40,6 +40,7 @@ _BE = ("am", "is", "are", "was", "were", "be", "been", "being")
 COMMON_PREPOSITIONS = ("to", "at", "in", "on", "for", "of", "about", "with")
 # a verb that Spanish leaves without a subject: "es", "hay", "fue"
 SUBJECTLESS_VERBS = frozenset("is was are were has have seems".split())
+GREETING_WORDS = frozenset("hi hello hey dear".split())
 MAX_OPENING_WORDS = 4  # a comma closes an opening phrase of at most this many words
 # words a clause may open with, after an opening phrase and its comma (In my opinion, the ...)
 CLAUSE_START = frozenset("i you he she it we they there this these those the a an my your his her our their".split())
@@ -160,6 +161,7 @@ def candidates(
             and (w in CLAUSE_START or tok.text[:1].isupper())
             and before not in NO_ARTICLE_AFTER | preps
             and all(t.is_word for t in tokens[:k])
+            and words[0] not in GREETING_WORDS  # "Hi Tom, could you": not "Hi, Tom"
         ):
             found.append(Candidate(k, k, (",",), "insert", "punctuation"))
         if not changeable:

@@ -19,14 +19,15 @@ from corrige.tutor.edits import Edit, Token
 WANT_TO = frozenset(
     """want wants wanted decide decides decided hope hopes hoped plan plans planned promise promised
     promises try tries tried need needs needed agree agreed refuse refused refuses manage managed
-    expect expected learn learned learnt forget forgot like""".split()
+    expect expected learn learned learnt forget forgot like remember""".split()
 )
 # "like" takes "to" after these ("I would like go" → "like to go"); "I like go" may want "going"
 WOULD = frozenset("would i'd we'd you'd they'd he'd she'd".split())
 # verbs that are nouns too, a verb beyond doubt after "want"/"decided" ("we decided go to the
 # beach"): "I want work" may be a noun ("quiero trabajo"), "I want go" is not
 VERBS_AFTER_WANT = frozenset(
-    "go come be do get see buy visit meet stay leave travel live eat practise practice improve study learn".split()
+    """go come be do get see buy visit meet stay leave travel live eat practise practice improve study learn close
+    open call bring turn lock feed water pay send check""".split()
 )
 # what starts the object of a verb ("decided buy a car", "want see my friends")
 OBJECT_STARTS = frozenset(

@@ -308,7 +308,9 @@ def gerund_after(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
         # (with words after it: "thanks for support." wants "your support", not "supporting")
         thanked = thanks and shared.is_base_verb(words[i]) and words[i] not in NOUNS_AFTER_FOR
         thanked = thanked and shared.word_after(words, i + 1) not in shared.ENDS_A_PHRASE
-        if (forward or after_before or thanks or _used_to(words, i)) and (thanked or _is_verb_here(words, i)):
+        # "I'm not used to cook": after a person's "used to" a bare word is the verb
+        used = _used_to(words, i) and shared.is_base_verb(words[i])
+        if (forward or after_before or thanks or used) and (thanked or used or _is_verb_here(words, i)):
             gerund = _gerund(words[i])
             if gerund:
                 yield shared.replace_tokens(tokens, i, i + 1, gerund, "verb_form", text)
@@ -329,6 +331,8 @@ def _used_to(words: list[str], i: int) -> bool:
     after "get" (get used to): the "to" of a noun or an -ing, not of a verb's base form."""
     if i < 3 or words[i - 2 : i] != ["used", "to"]:
         return False
+    if words[i - 3] in ("not", "very", "so", "really", "already", "still", "quite") and i >= 4:
+        i -= 1  # I'm not used to cook → cooking
     before = words[i - 3]
     person_be = before in PERSON_BE or (
         before in shared.BE_FORMS and i >= 4 and (words[i - 4] in shared.PAST_SUBJECTS or words[i - 4] in PEOPLE)
@@ -547,6 +551,9 @@ def _month_alone(words: list[str], k: int) -> bool:
     return not (after[:1].isdigit() or after == "the")
 
 
+PAST_MODALS = frozenset("could would should might".split())
+
+
 def after_did(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """I didn't went → go; did you saw → see; she did not knew → know: after "did" the verb is in
     its base form (a past that is not its own base: "didn't put" is left)."""
@@ -558,6 +565,10 @@ def after_did(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[
         elif word == "did" and shared.word_after(words, i + 1) in shared.SUBJECT_PRONOUNS:
             k = i + 2  # a question: "did you saw"
         else:
+            continue
+        if shared.word_after(words, k) in PAST_MODALS and k == i + 1:
+            # I didn't could finish → couldn't: a modal has no "did" before it
+            yield shared.replace_tokens(tokens, i, k + 1, f"{words[k]}n't", "verb_form", text)
             continue
         base = shared.base_of_past(shared.word_after(words, k))
         if base and tokens[k].text.islower():

@@ -91,12 +91,20 @@ def adverb_after_object(tokens: Sequence[Token], words: list[str], text: str) ->
             yield shared.replace_tokens(tokens, i + 1, end, moved, "adverb_position", text)
 
 
+TIME_STARTS = frozenset("last yesterday today tonight tomorrow this next every at on in during for when".split())
+
+
 def _adverb_after(words: list[str], i: int) -> int:
     """How many words of an adverb of degree or manner stand right after the verb at `i`, before
     its object ("like very much football", "speak very well English"); 0 for none."""
     for adverb in ADVERBS_AFTER_OBJECT.get(words[i], ()):
         after = shared.word_after(words, i + 1 + len(adverb))
-        if tuple(words[i + 1 : i + 1 + len(adverb)]) == adverb and after != "of" and after not in NOT_AN_OBJECT:
+        # "played really well last night": a time, not an object
+        if (
+            tuple(words[i + 1 : i + 1 + len(adverb)]) == adverb
+            and after != "of"
+            and after not in NOT_AN_OBJECT | TIME_STARTS
+        ):
             return len(adverb)  # not "like a lot of things", "the film we enjoyed a lot was French"
     return 0
 

@@ -184,6 +184,9 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ("I went to the supermarket for buy food.", [("for", "to", "purpose_for")]),
         ("I want practise my pronunciation.", [("practise", "to practise", "verb_form")]),
         ("Don't wait for me for start eating.", [("for", "to", "purpose_for")]),
+        ("Yesterday I didn't could finish the reports.", [("didn't could", "couldn't", "verb_form")]),
+        ("I'm not used to cook every day.", [("cook", "cooking", "verb_form")]),
+        ("Remember close the windows when you leave.", [("close", "to close", "verb_form")]),
     ],
 )
 def test_a_pattern_is_fixed(sentence, expected):
@@ -251,6 +254,8 @@ def test_a_pattern_is_fixed(sentence, expected):
         "Family members, from whom they get comfort, is a crucial factor.",  # not the first comma
         "The solution must include both regulation and education.",  # both … and: two things
         "I am looking for a good buy.",
+        "Colo-Colo played really well last night.",  # a time after the adverb, not an object
+        "I remember my first day at school.",
         "What I think is important is the price.",  # "what I think" is the subject
         "My birthday is on July 4th.",  # a date: "on"
         "We met on June the 5th.",

@@ -369,6 +369,14 @@ def fixed(sentence: str) -> str:
         ("He say me that it is late.", "He tells me that it is late.", "calque"),
         ("I had fever and a headache.", "I had a fever and a headache.", "determiner"),
         ("Everybody was singing all the match.", "Everybody was singing the whole match.", "determiner"),
+        ("I think their going to be late.", "I think they're going to be late.", "word_confusion"),
+        ("We go there three times for week.", "We go there three times a week.", "determiner"),
+        ("The homeworks are very difficult.", "The homework is very difficult.", "uncountable"),
+        ("I'm not agree with the schedule.", "I don't agree with the schedule.", "verb_pattern"),
+        ("Somebody knocked my door.", "Somebody knocked on my door.", "preposition"),
+        ("The situation is worst than before.", "The situation is worse than before.", "comparative"),
+        ("Take everything what you need.", "Take everything that you need.", "pronoun"),
+        ("I have to call to my brother.", "I have to call my brother.", "preposition"),
     ],
 )
 def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, category):
@@ -455,6 +463,7 @@ def test_a_listed_phrase_is_swapped_with_its_category(sentence, expected, catego
         "I woke up in the night.",
         "They play good music.",
         "The plugs are similar than in the USA.",  # "similar to those in": more than one word
+        "He can make a call to his daughter.",  # the noun
         "I am in contact with the supplier.",  # the noun
         "She is the older of the two.",  # two: the comparative
         "The formation of the group took a year.",

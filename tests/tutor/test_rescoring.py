@@ -203,3 +203,12 @@ def test_the_reader_puts_in_no_article_its_language_model_likes_less():
     ]
     assert tutor.correct("She is nurse.").corrected == "She is a nurse."
     assert tutor.correct("I want to buy car.").corrected == "I want to buy a car."
+
+
+def test_no_comma_after_a_greetings_first_word():
+    from corrige.tutor.candidates import ConfusionSets, candidates
+    from corrige.tutor.edits import tokenize
+
+    tokens = tokenize("Hi Tom, could you send it?")
+    found = candidates(tokens, ConfusionSets.load(), str.isalpha)
+    assert not any(c.family == "punctuation" for c in found)
