@@ -228,6 +228,7 @@ def _perfect_of(subject: str, verb: str) -> str | None:
 
 
 RELATIVE_SUBJECTS = frozenset("who which that".split())
+PERFECT_ADVERBS = frozenset("not never already just always ever".split())
 
 
 def _other_subject(tokens: Sequence[Token], words: list[str], i: int) -> bool:
@@ -293,8 +294,9 @@ def present_since(tokens: Sequence[Token], words: list[str], text: str) -> Itera
             continue
         if _CLAUSE_BREAKS & set(words[i + 2 : k]) or "," in words[i + 2 : k]:
             continue
-        if verb in ("have", "has") and _is_participle(word_after(words, i + 2)):
-            return  # already a present perfect (I have lived)
+        after = word_after(words, i + 3) if word_after(words, i + 2) in PERFECT_ADVERBS else word_after(words, i + 2)
+        if verb in ("have", "has") and _is_participle(after):
+            return  # already a present perfect (I have lived, it has not worked, I have never been)
         perfect = _perfect_of(subject, verb)
         if perfect is not None:
             yield replace_tokens(tokens, i + 1, i + 2, perfect, "present_perfect", text)

@@ -256,6 +256,8 @@ def test_a_pattern_is_fixed(sentence, expected):
         "I am looking for a good buy.",
         "Colo-Colo played really well last night.",  # a time after the adverb, not an object
         "I remember my first day at school.",
+        "The heating in my flat has not worked since November.",  # already a perfect
+        "I have never been there since 2010.",
         "What I think is important is the price.",  # "what I think" is the subject
         "My birthday is on July 4th.",  # a date: "on"
         "We met on June the 5th.",
