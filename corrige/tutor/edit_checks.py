@@ -186,6 +186,33 @@ def plural_after_both(sentence: str, e: Edit) -> bool:
     return _words(sentence[: e.start])[-1:] == ["both"] and _words(sentence[e.end :])[:1] == ["and"]
 
 
+CLAUSE_SUBJECT_STARTS = frozenset("i you he she we they it the my your his her our their a an this".split())
+
+
+def where_made_were(sentence: str, e: Edit) -> bool:
+    """ "The hotel where we stayed" → "were we stayed": "where" before a subject opens a clause."""
+    return (
+        e.original.lower() == "where"
+        and e.replacement.lower() == "were"
+        and _words(sentence[e.end :])[:1] != []
+        and _words(sentence[e.end :])[0] in CLAUSE_SUBJECT_STARTS
+    )
+
+
+def an_made_a_before_a_vowel_sound(sentence: str, e: Edit) -> bool:
+    """ "an X-ray", "an 11-year-old", "an 8" → "a": the letter or number is said with a vowel."""
+    if e.original.lower() != "an" or e.replacement.lower() != "a":
+        return False
+    after = sentence[e.end :].split()
+    if not after:
+        return False
+    word = after[0]
+    if word[0].isdigit():
+        return word.startswith("8") or re.match(r"^(11|18)(\D|$)", word) is not None
+    # a letter said on its own (X-ray, MRI, SMS, NGO, FAQ): "eks", "em", "es", "en", "ef"
+    return word[0] in "AEFHILMNORSX" and (len(word) == 1 or not word[1].islower())
+
+
 def from_home_dropped(sentence: str, e: Edit) -> bool:
     """ "I will work from home" → "work home": "go to home" loses its "to", "from home" keeps "from"."""
     return _words(e.original)[:2] == ["from", "home"] and _words(e.replacement)[:1] == ["home"]
@@ -216,6 +243,8 @@ CHECKS = (
     article_before_more_and_a_noun,
     there_is_without_there,
     plural_after_both,
+    where_made_were,
+    an_made_a_before_a_vowel_sound,
 )
 
 

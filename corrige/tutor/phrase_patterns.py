@@ -580,7 +580,9 @@ def calques(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Ed
     conference: Spanish's "discutir sobre" and "asistir a", word for word."""
     for i in range(len(words) - 1):
         word, after = words[i], words[i + 1]
-        if word in DISCUSS and after == "about" and tokens[i].text.islower():
+        # (not "discussed about ten ideas": "about" a number is "roughly")
+        roughly = shared.word_after(words, i + 2)[:1].isdigit() or shared.is_number(shared.word_after(words, i + 2))
+        if word in DISCUSS and after == "about" and tokens[i].text.islower() and not roughly:
             yield shared.replace_tokens(tokens, i, i + 2, word, "calque", text)
         elif word in ASSIST and after == "to" and shared.word_after(words, i + 2) in ATTENDED_AFTER:
             yield shared.replace_tokens(tokens, i, i + 2, ASSIST[word], "calque", text)

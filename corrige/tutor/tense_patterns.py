@@ -398,9 +398,15 @@ def future_in_time_clause(tokens: Sequence[Token], words: list[str], text: str) 
         before = words[:k]
         if k > 0 and ("will" not in before and not any(w.endswith("'ll") for w in before) or _REPORTED & set(before)):
             continue
+        if word == "if" and (words[s] == "you" or word_after(words, s + 2) in WILLING_IT_VERBS):
+            continue  # "If you will wait here", "if it will help": willingness, a result; English
         present = _present_of(words[s], word_after(words, s + 2))
         if present is not None:
             yield replace_tokens(tokens, s + 1, s + 3, present, "verb_tense", text)
+
+
+# "If it will help, I'll lend you the money": a "will" after "if" that is the main clause's result
+WILLING_IT_VERBS = frozenset("help make save".split())
 
 
 FIRST_TIME_OPENERS = (["it's", "the", "first", "time"], ["is", "the", "first", "time"])

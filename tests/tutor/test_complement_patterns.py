@@ -258,6 +258,10 @@ def test_a_pattern_is_fixed(sentence, expected):
         "I remember my first day at school.",
         "The heating in my flat has not worked since November.",  # already a perfect
         "I have never been there since 2010.",
+        "If you will wait here, I'll get the manager.",  # willingness: English
+        "If it will make you happy, I'll come.",
+        "She dreamed with her eyes open.",
+        "We discussed about ten different ideas.",  # "about" a number: roughly
         "What I think is important is the price.",  # "what I think" is the subject
         "My birthday is on July 4th.",  # a date: "on"
         "We met on June the 5th.",

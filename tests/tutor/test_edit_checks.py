@@ -37,6 +37,9 @@ def edit(sentence: str, original: str, replacement: str, category: str) -> Edit:
         ("I was born in the 1990s.", "the 1990s", "1990s", "determiner"),  # a decade keeps "the"
         ("Shopping with children is even worse.", "is", "are", "there_is_plural"),  # no "there"
         ("It needs both regulation and education.", "regulation", "regulations", "noun_number"),
+        ("The hotel where we stayed was clean.", "where", "were", "word_confusion"),  # a clause after it
+        ("I need an X-ray of my arm.", "an", "a", "a_an"),  # "eks": a vowel sound
+        ("She has an 11-year-old daughter.", "an", "a", "a_an"),
     ],
 )
 def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replacement, category):
@@ -66,6 +69,8 @@ def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replaceme
         ("It is more difficult task.", "more", "a more", "determiner"),  # "a more" before an adjective
         ("They play the guitar in 2015.", "play", "played", "past_marker"),  # a year
         ("Is there any cats in my street?", "Is", "Are", "there_is_plural"),  # "there" after it
+        ("I have an house.", "an", "a", "a_an"),
+        ("The shops where closed on Sunday.", "where", "were", "word_confusion"),  # no clause after it
         ("We stayed for two more week.", "week", "weeks", "noun_number"),  # "two" counts more than one
         ("I have one of my friend here.", "friend", "friends", "noun_number"),
     ],
