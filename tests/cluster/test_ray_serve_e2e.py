@@ -28,11 +28,11 @@ pytest.importorskip("ray.serve", reason="the cluster extra (ray[serve]) is not i
 
 READY_TIMEOUT_S = 240.0
 SENTENCE = {"sentence": "She have two cats"}
-LOAD_CLIENTS = 6  # of which every third streams
+LOAD_CLIENTS = 8  # of which every third streams: five send texts, so each replica nearly always holds two
 # what the clients that do not stream send while a replica dies: a text of several sentences,
 # read afresh (`no-cache`), so that a replica holds each request for a good share of its round
 # trip through the proxy and the killed one is all but sure to hold some (those are sent again)
-LOAD_TEXT = {"text": " ".join(["She have two cats.", "Yesterday I goed to the store.", "My sister go to school."] * 3)}
+LOAD_TEXT = {"text": " ".join(["She have two cats.", "Yesterday I goed to the store.", "My sister go to school."] * 5)}
 # what a client may get instead of its answer while a replica dies: the error model's codes of a
 # replica or engine that went away
 GONE_CODES = {"replica_unavailable", "engine_restarting", "engine_closed", "draining"}
