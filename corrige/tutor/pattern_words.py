@@ -67,6 +67,12 @@ def is_base_verb(word: str) -> bool:
     return word in getAllLemmas(word).get("VERB", ())
 
 
+@lru_cache(maxsize=4096)
+def is_third_person_form(word: str) -> bool:
+    """A verb's -s form (works, brings, has)."""
+    return word.endswith("s") and any(word in getInflection(v, "VBZ") for v in getAllLemmas(word).get("VERB", ()))
+
+
 def word_after(words: list[str], i: int) -> str:
     """`words[i]`, or "." past the end (a sentence ends there)."""
     return words[i] if i < len(words) else "."

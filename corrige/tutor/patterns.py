@@ -30,6 +30,7 @@ from corrige.tutor.pattern_words import (
     is_base_verb,
     is_number,
     is_plural_noun,
+    is_third_person_form,
     replace_tokens,
     third_person_of,
     word_after,
@@ -460,8 +461,7 @@ def _says_how_it_is(words: list[str], k: int, opening: bool = False) -> bool:
     """Whether the words from `k` say how "it" is: (not) (very) and the weather or a judgement, or
     an adjective before what it judges (Is very uncomfortable to travel); at the sentence's
     opening also a noun phrase with "a" (Is a good idea → It is a good idea)."""
-    while word_after(words, k) in INTENSIFIERS or word_after(words, k) == "not":
-        k += 1
+    k = _past_degree_words(words, k)
     word = word_after(words, k)
     judging = word_after(words, k + 1) in ("to", "that", "for") and _plain_adjective(word)
     return word in WEATHER or word in JUDGEMENTS or judging or (opening and word in ("a", "an"))
@@ -469,9 +469,15 @@ def _says_how_it_is(words: list[str], k: int, opening: bool = False) -> bool:
 
 def _an_adjective_at(words: list[str], k: int) -> bool:
     """(not) (very) and an adjective from `k`: crowded, cold, very busy."""
+    word = word_after(words, _past_degree_words(words, k))
+    return "ADJ" in getAllLemmas(word) or word in WEATHER
+
+
+def _past_degree_words(words: list[str], k: int) -> int:
+    """The first position from `k` past "not" and degree words (not very, so, really)."""
     while word_after(words, k) in INTENSIFIERS or word_after(words, k) == "not":
         k += 1
-    return "ADJ" in getAllLemmas(word_after(words, k)) or word_after(words, k) in WEATHER
+    return k
 
 
 def _ranks(words: list[str]) -> bool:
@@ -534,9 +540,7 @@ def generic_the(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
 @lru_cache(maxsize=4096)
 def _says_something(word: str) -> bool:
     """A verb a subject may have next: is, can, has, or any -s form (The tourism brings money)."""
-    if word in GENERIC_VERBS or word in MODALS:
-        return True
-    return word.endswith("s") and any(word in getInflection(v, "VBZ") for v in getAllLemmas(word).get("VERB", ()))
+    return word in GENERIC_VERBS or word in MODALS or is_third_person_form(word)
 
 
 def adjective_plural(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:

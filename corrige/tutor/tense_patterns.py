@@ -27,6 +27,7 @@ from corrige.tutor.pattern_words import (
     is_age,
     is_base_verb,
     is_number,
+    is_third_person_form,
     past_of,
     replace_tokens,
     span_text,
@@ -235,17 +236,12 @@ def _other_subject(tokens: Sequence[Token], words: list[str], i: int) -> bool:
     """Whether `words[i]` is a subject other than a pronoun before its present verb: a relative
     (who, which), a noun, or a name; the verb a present that agrees with it."""
     word, verb = words[i], word_after(words, i + 1)
-    if not (verb in ("is", "are") or _third_person_form(verb) or is_base_verb(verb)):
+    if not (verb in ("is", "are") or is_third_person_form(verb) or is_base_verb(verb)):
         return False
     if word in RELATIVE_SUBJECTS:
         return True
     lemmas = getAllLemmas(word)
     return tokens[i].is_word and word not in FUNCTION_WORDS and ("NOUN" in lemmas or tokens[i].text[:1].isupper())
-
-
-@lru_cache(maxsize=4096)
-def _third_person_form(word: str) -> bool:
-    return word.endswith("s") and any(word in getInflection(v, "VBZ") for v in getAllLemmas(word).get("VERB", ()))
 
 
 def _participle_of_base(word: str) -> str | None:
@@ -289,7 +285,7 @@ def present_since(tokens: Sequence[Token], words: list[str], text: str) -> Itera
             continue
         if subject not in PERFECT_AUXILIARY and _other_subject(tokens, words, i):
             # who lives in London since → who has lived, the metro is stopped since → has been stopped
-            subject = "he" if verb == "is" or _third_person_form(verb) else "they"
+            subject = "he" if verb == "is" or is_third_person_form(verb) else "they"
         if subject not in PERFECT_AUXILIARY or (i > 0 and words[i - 1] in ("do", "does", "did")):
             continue
         if _CLAUSE_BREAKS & set(words[i + 2 : k]) or "," in words[i + 2 : k]:
