@@ -39,7 +39,7 @@ from corrige.tutor.bundled import engine_parts as engine_parts
 from corrige.tutor.categories import OTHER
 from corrige.tutor.consistency import GLOSS_CUT_SHORT, explain, gloss_disagreement, gloss_from_words, keep_explained
 from corrige.tutor.drafting import AnswerDrafter
-from corrige.tutor.edit_labels import CAPITALISED, load_word_tables
+from corrige.tutor.edit_labels import CAPITALISED, load_word_tables, name_in_context
 from corrige.tutor.edits import Edit, apply_edits, changed_spans, diff_edits, non_overlapping
 from corrige.tutor.patterns import pattern_fixes
 from corrige.tutor.plausibility import (
@@ -318,8 +318,8 @@ class TutorFront:
         c = _named_as_patterns(c, fired)
         # a rule whose words the answer has ("is 51 years old") agrees with it, however the edits were
         # cut; whole words: "go" is not in "didn't gone"
-        rules = [r for r in fired if not _has_words(c.corrected, r.replacement)]
-        overruled = [e for e in c.edits if any(_inside_and_other(e, r) or _takes_its_preposition(e, r) for r in rules)]
+        rules = [r for r in fired if not _has_words(c.corrected, _with_next_word(r, c.sentence))]
+        overruled = [e for e in c.edits if any(_overruled_by(e, r) for r in rules)]
         if not overruled:
             return c
         chosen = non_overlapping([*rules, *(e for e in c.edits if e not in overruled)])
@@ -475,7 +475,9 @@ def _without_unwanted_articles(c: Correction, rescorer: Rescorer, patterns: bool
 
 
 def name_what_changed(c: Correction) -> Correction:
-    """An edit filed under a tense that changes no verb ("since → for" under "presente perfecto",
+    """An edit named for what its neighbours show it is (`edit_labels.name_in_context`: *doesn't
+    likes → like* is not a plural subject's agreement). An edit filed under a tense that changes
+    no verb ("since → for" under "presente perfecto",
     the verb still "live") is named for what it changes, a preposition; unless another edit of a
     tense changes the verb (live → have lived), the tense is still to fix, so the correction says
     that more errors may remain."""
@@ -484,7 +486,11 @@ def name_what_changed(c: Correction) -> Correction:
     edits = []
     for e in c.edits:
         words = f"{e.original} {e.replacement}".lower().split()
-        if e.category in TENSE_CATEGORIES and words and all(w in _TIME_WORDS for w in words):
+        in_context = name_in_context(c.sentence, e)
+        if in_context is not None:
+            e = replace(e, category=in_context)
+            renamed = True
+        elif e.category in TENSE_CATEGORIES and words and all(w in _TIME_WORDS for w in words):
             e = replace(e, category="preposition")
             renamed = True
         elif e.category in TENSE_CATEGORIES:
@@ -586,9 +592,28 @@ def load_rescorer(config: TutorConfig, lm_dir: Path = LM_MODEL, lm: NgramLM | No
     return Rescorer(lm or NgramLM.load(lm_dir), config=RescoringConfig.load(lm_dir))
 
 
+def _with_next_word(rule: Edit, sentence: str) -> str:
+    """What a rule writes, with the learner's next word where it writes a word as common as the
+    purpose "to" ("to get": "want to improve" is not the rule's "to")."""
+    if rule.category != "purpose_for":
+        return rule.replacement
+    after = re.match(r"\s*(\w+)", sentence[rule.end :])
+    return f"{rule.replacement} {after.group(1)}" if after else rule.replacement
+
+
 def _has_words(text: str, words: str) -> bool:
     """Whether `text` has `words` as whole words (case ignored)."""
     return re.search(rf"(?<!\w){re.escape(words)}(?!\w)", text, re.IGNORECASE) is not None
+
+
+def _overruled_by(edit: Edit, rule: Edit) -> bool:
+    return _inside_and_other(edit, rule) or _takes_its_preposition(edit, rule) or _gerund_after_purpose(edit, rule)
+
+
+def _gerund_after_purpose(edit: Edit, rule: Edit) -> bool:
+    """Whether `edit` makes an -ing of the verb right after a rule's purpose "to" ("for get a job":
+    the rule's "to get", not the model's "for getting")."""
+    return rule.category == "purpose_for" and rule.end + 1 == edit.start and edit.replacement.endswith("ing")
 
 
 def _inside_and_other(edit: Edit, rule: Edit) -> bool:

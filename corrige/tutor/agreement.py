@@ -38,6 +38,17 @@ CLAUSE_SUBJECTS = frozenset({"csubj", "csubjpass"})
 COLLECTIVES = frozenset("staff family team government audience crew public band class company".split())
 EITHER = "either"
 QUANTITIES = frozenset("lot lots majority number plenty rest most some many all half couple bunch".split())
+# an amount is one sum ("ten euros is less than I expected", "two hours is enough"); a count of the
+# units themselves is plural ("ten euros were missing"): either may be right
+AMOUNT_UNITS = frozenset(
+    """euros pounds dollars pesos cents pence years months weeks days hours minutes seconds kilometres
+    kilometers miles metres meters kilos kilograms litres liters percent""".split()
+)
+# two nouns joined that name one dish or thing ("fish and chips is a British dish")
+ONE_THING_PAIRS = frozenset(
+    """fish/chips bread/butter salt/pepper rock/roll macaroni/cheese gin/tonic rice/beans bed/breakfast
+    peanut/jelly""".split()
+)
 
 
 @functools.cache
@@ -85,8 +96,11 @@ def subject_number(doc: Any, start: int, end: int) -> str | None:
                 return "singular"
             if child.dep_ not in SUBJECTS:
                 continue
-            if any(c.dep_ == "conj" for c in child.children):  # "John and Mary"
-                return "plural"
+            joined = [c for c in child.children if c.dep_ == "conj"]
+            if joined:  # "John and Mary"; but "fish and chips" is one dish
+                return EITHER if f"{child.lower_}/{joined[0].lower_}" in ONE_THING_PAIRS else "plural"
+            if child.lower_ in AMOUNT_UNITS and any(c.dep_ == "nummod" for c in child.children):
+                return EITHER
             child = _counted(child)
             if child.lower_ in COLLECTIVES:
                 return EITHER
@@ -102,6 +116,8 @@ def _counted(subject: Any) -> Any:
     """The noun a quantity counts ("a lot of people think": people), else the subject itself."""
     if subject.lower_ not in QUANTITIES:
         return subject
+    if subject.lower_ == "number" and any(c.dep_ == "det" and c.lower_ == "the" for c in subject.children):
+        return subject  # "the number of cars is growing": the number itself; "a number of cars are"
     for prep in subject.children:
         if prep.dep_ == "prep" and prep.lower_ == "of":
             return next((o for o in prep.children if o.dep_ == "pobj"), subject)

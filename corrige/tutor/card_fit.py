@@ -143,11 +143,34 @@ def _several(old: list[str], new: list[str]) -> tuple[tuple[str, ...], tuple[str
 @functools.lru_cache(maxsize=512)
 def example_changes(card: Card) -> tuple[Change, ...]:
     """The word changes of a card's examples (wrong → right)."""
+    return tuple(change for example in _changes_by_example(card) for change in example)
+
+
+@functools.lru_cache(maxsize=512)
+def _changes_by_example(card: Card) -> tuple[tuple[Change, ...], ...]:
     from corrige.tutor.edits import diff_edits
 
     return tuple(
-        (e.original.lower(), e.replacement.lower()) for ex in card.examples for e in diff_edits(ex.wrong, ex.right)
+        tuple((e.original.lower(), e.replacement.lower()) for e in diff_edits(ex.wrong, ex.right))
+        for ex in card.examples
     )
+
+
+def with_fitting_example_first(card: Card, changes: Iterable[Change]) -> Card:
+    """`card` with its first example (the one a response shows) one that goes the way of one of
+    `changes`: beside *it's → its* the card shows *eating it's food → its food*, not *Its very
+    cold → It's*, which teaches the opposite."""
+    wanted = [(o.lower(), r.lower()) for o, r in changes]
+    by_example = _changes_by_example(card)
+    # the same words first (during → for beside "waited during two hours"), then the same way
+    for goes in (lambda change, x: change == x, same_way):
+        k = next((k for k, ex in enumerate(by_example) if any(goes(c, x) for c in wanted for x in ex)), None)
+        if k is not None:
+            if k == 0:
+                return card
+            examples = (card.examples[k], *card.examples[:k], *card.examples[k + 1 :])
+            return card.model_copy(update={"examples": examples})
+    return card
 
 
 @functools.lru_cache(maxsize=256)

@@ -16,6 +16,7 @@ from corrige.tutor import pattern_words as shared
 from corrige.tutor.edits import Edit, Token
 
 # verbs whose verb after them takes "to" ("decidimos ir": decided to go); not "help", "let", "make"
+NOUN_DETERMINERS = frozenset("the a an my your his her its our their this that these those every each no".split())
 WANT_TO = frozenset(
     """want wants wanted decide decides decided hope hopes hoped plan plans planned promise promised
     promises try tries tried need needs needed agree agreed refuse refused refuses manage managed
@@ -79,6 +80,8 @@ def to_before_verb(tokens: Sequence[Token], words: list[str], text: str) -> Iter
     for i in range(len(words) - 1):
         if words[i] not in WANT_TO or (words[i] == "like" and (i == 0 or words[i - 1] not in WOULD)):
             continue
+        if i and words[i - 1] in NOUN_DETERMINERS:
+            continue  # a noun: "the plan be approved", "my hope is", "the need arises"
         verb = words[i + 1]
         after = shared.word_after(words, i + 2)
         if _surely_a_verb(verb) or (verb in VERBS_AFTER_WANT and (after in OBJECT_STARTS or after in ("to", "home"))):
@@ -179,7 +182,7 @@ def said_that(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[
         if words[i] != "told" or words[i + 1] != "that" or words[i - 1] in TOLD_PASSIVE:
             continue
         if words[i + 2] in shared.SUBJECT_PRONOUNS or words[i + 2] in ("there", "the", "my", "his", "her"):
-            yield shared.replace_tokens(tokens, i, i + 1, "said", "calque", text)
+            yield shared.replace_tokens(tokens, i, i + 1, "said", "verb_pattern", text)
 
 
 def participle_after_have(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
@@ -198,12 +201,16 @@ def participle_after_have(tokens: Sequence[Token], words: list[str], text: str) 
 SKILL_ADJECTIVES = frozenset("good bad better worse best great terrible excellent brilliant awful".split())
 
 
+# nouns that look like an -ing ("good in spring" is a time, not a skill)
+ING_NOUNS = frozenset("spring morning evening ceiling building wedding meeting clothing king ring thing".split())
+
+
 def good_at(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """good in speaking English → good at speaking ("bueno en"): a skill said with an -ing."""
     for i in range(len(words) - 2):
         if words[i] in SKILL_ADJECTIVES and words[i + 1] == "in":
             skill = words[i + 2]
-            if skill.endswith("ing") and "VERB" in getAllLemmas(skill):
+            if skill.endswith("ing") and skill not in ING_NOUNS and "VERB" in getAllLemmas(skill):
                 yield shared.replace_tokens(tokens, i + 1, i + 2, "at", "preposition", text)
 
 

@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from lemminflect import getAllLemmas, getInflection
 
+from corrige.tutor.agreement import number_of
 from corrige.tutor.edits import Edit
 from corrige.tutor.function_words import FUNCTION_WORDS
 from corrige.tutor.pattern_words import base_of_past
@@ -228,6 +229,50 @@ def article_before_more_and_a_noun(sentence: str, e: Edit) -> bool:
     return bool(after) and "ADJ" not in getAllLemmas(after[0]) and "NOUN" in getAllLemmas(after[0])
 
 
+SINGULAR_VERBS = frozenset("has does is hasn't doesn't isn't".split())
+PLURAL_VERBS = frozenset("have do are haven't don't aren't".split())
+
+
+def verb_against_the_pronoun_after(sentence: str, e: Edit) -> bool:
+    """ "Seldom have I felt" → "has I", "Neither have we" → "has we", "Has he" → "Have he": a verb
+    before its subject pronoun (an inversion, a question) agrees with that pronoun."""
+    new, after = e.replacement.lower(), _words(sentence[e.end :])[:1]
+    if not after or " " in new:
+        return False
+    if new in SINGULAR_VERBS or new in ("was", "wasn't"):
+        return after[0] in ("we", "they", "you") or (after[0] == "i" and new in SINGULAR_VERBS)
+    return new in PLURAL_VERBS | {"were", "weren't"} and after[0] in ("he", "she", "it")
+
+
+# "each of my brothers likes", "one of them is": the verb agrees with the one; "neither of", "either
+# of" and "none of" take either number
+ONE_OF = frozenset("each one neither either none".split())
+EITHER_OF = frozenset("neither either none".split())
+
+
+def verb_number_after_one_of(sentence: str, e: Edit) -> bool:
+    """ "Neither of my brothers likes football" → "like", "One of my friends lives" → "live": the
+    noun after "of" is not the subject."""
+    number = number_of(e.original, e.replacement)
+    before = _words(sentence[: e.start])
+    if number is None or len(before) < 3 or len(before) > 7 or before[1] != "of" or before[0] not in ONE_OF:
+        return False
+    if any(w in ("who", "that", "which", "where", "when") for w in before[2:]):
+        return False  # the verb of a relative clause ("one of the people who live here")
+    return number == "plural" or before[0] in EITHER_OF
+
+
+def quiet_made_quite(sentence: str, e: Edit) -> bool:
+    """ "all guests be quiet after midnight" → "be quite after": "quite" says how much, so an
+    adjective, adverb or "a" follows it."""
+    if e.original.lower() != "quiet" or e.replacement.lower() != "quite":
+        return False
+    after = _words(sentence[e.end :])[:1]
+    if not after or after[0] in ("a", "an", "the", "so", "enough"):  # quite a lot, quite the opposite
+        return not after
+    return after[0] in FUNCTION_WORDS or not {"ADJ", "ADV"} & set(getAllLemmas(after[0]))
+
+
 CHECKS = (
     too_made_to,
     date_preposition_changed,
@@ -245,6 +290,9 @@ CHECKS = (
     plural_after_both,
     where_made_were,
     an_made_a_before_a_vowel_sound,
+    verb_against_the_pronoun_after,
+    verb_number_after_one_of,
+    quiet_made_quite,
 )
 
 

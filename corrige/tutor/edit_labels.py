@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import difflib
 import itertools
+import re
 from functools import lru_cache
 
 from lemminflect import getAllInflections, getAllLemmas
 
-from corrige.tutor.edits import tokenize
+from corrige.tutor.edits import Edit, tokenize
 
 DETERMINERS = frozenset("a an the this that these those some any each every no".split())
 PREPOSITIONS = frozenset(
@@ -25,6 +26,7 @@ PREPOSITIONS = frozenset(
     "during for from in inside into near of off on onto out outside over since through to toward "
     "towards under until up upon with within without".split()
 )
+_WORDS = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[,;]")
 # Real-word confusions learners make (sound or spelling alike); each set is one family.
 CONFUSIONS: tuple[frozenset[str], ...] = tuple(
     frozenset(group.split("/"))
@@ -230,3 +232,48 @@ def _name_verb_phrase(a: list[str], b: list[str]) -> str | None:
     if set(b) & PERFECT and not set(a) & PERFECT:
         return "present_perfect"
     return "verb_form" if "to" in set(a) ^ set(b) else "verb_tense"
+
+
+DO_FORMS = frozenset("do does did don't doesn't didn't".split())
+# what may stand between "does" and its verb: "doesn't likes", "does she plays", "does not like"
+BETWEEN_DO_AND_VERB = frozenset(f"not {SUBJECT_PRONOUNS}".split())
+# after these, "there" opens "there is/are" (at a clause's start); after a noun it is a place
+THERE_OPENS_AFTER = frozenset(", ; and but so that because if when where while as then".split())
+
+
+SUBJECT_DETERMINERS = frozenset("the these those my your his her our their".split())
+
+
+def _subject_before_there(before: list[str]) -> bool:
+    """ "The people there was", "My friends there were": a subject that opens its clause, then
+    "there" (a place) before the verb; not "Last year there was", "In the town there was"."""
+    if len(before) < 3 or before[-1] != "there" or before[-3] not in SUBJECT_DETERMINERS:
+        return False
+    noun = before[-2]
+    plural = noun == "people" or (noun.endswith("s") and "NOUN" in getAllLemmas(noun))
+    return plural and (len(before) == 3 or before[-4] in THERE_OPENS_AFTER)
+
+
+def name_in_context(sentence: str, e: Edit) -> str | None:
+    """A better category for edit `e` than the one it was given, from the words around it in
+    `sentence`; None to keep its own:
+
+    * *She doesn't likes → like* is "after does, the verb without -s" (``third_person``, whose
+      card says so), not a plural subject's agreement;
+    * *The people there was → were* is "people is plural", not *there was/were* (that "there" is
+      a place: allí);
+    * *others people → other* is an adjective that takes no plural, not a noun's number.
+    """
+    before = [w.lower() for w in _WORDS.findall(sentence[: e.start])]
+    old, new = e.original.lower(), e.replacement.lower()
+    if e.category == "agreement" and old.endswith("s") and new in (old[:-1], old[:-2]):
+        k = len(before) - 1
+        while k >= 0 and before[k] in BETWEEN_DO_AND_VERB and len(before) - k <= 2:
+            k -= 1
+        if k >= 0 and before[k] in DO_FORMS:
+            return "third_person"
+    if e.category == "there_is_plural" and _subject_before_there(before):
+        return "people_plural" if before[-2] == "people" else "agreement"
+    if e.category == "noun_number" and old == "others" and new == "other":
+        return "adjective_plural"
+    return None

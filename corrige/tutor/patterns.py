@@ -103,6 +103,8 @@ GERUND_VERBS = frozenset(
     """enjoy enjoys enjoyed avoid avoids avoided finish finishes finished suggest suggests suggested
     recommend recommends recommended mind minds minded consider considers considered considering""".split()
 )
+# "more good" is "better", "the most bad" is "the worst"
+IRREGULAR_DEGREES = {"good": ("better", "best"), "bad": ("worse", "worst")}
 MIND_FORMS = frozenset("mind minds minded".split())
 CONSIDER_FORMS = frozenset("consider considers considered considering".split())
 CONSIDER_SUBJECTS = frozenset("i we you they he she have has had will would should could also never seriously".split())
@@ -262,6 +264,13 @@ def comparatives(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
         elif words[i] == "most" and i > 0 and words[i - 1] == "the" and words[i + 1] in SHORT_ADJECTIVES:
             # "the most happy day" → "the happiest day"
             yield replace_tokens(tokens, i, i + 2, getInflection(words[i + 1], "JJS")[0], "comparative", text)
+        elif words[i + 1] in IRREGULAR_DEGREES and (
+            (words[i] == "more" and word_after(words, i + 2) in AFTER_ADJECTIVE)
+            or (words[i] == "most" and i > 0 and words[i - 1] == "the")
+        ):
+            # "more good in spring" → "better", "the most bad" → "worst" (not "more good news")
+            degree = IRREGULAR_DEGREES[words[i + 1]][words[i] == "most"]
+            yield replace_tokens(tokens, i, i + 2, degree, "comparative", text)
         elif words[i] == "more" and words[i + 1] in SHORT_ADJECTIVES and word_after(words, i + 2) in AFTER_ADJECTIVE:
             # "more easy than" → "easier than"; before a noun "more" may count it ("more cheap flights")
             yield replace_tokens(tokens, i, i + 2, getInflection(words[i + 1], "JJR")[0], "comparative", text)
@@ -307,8 +316,13 @@ def there_are(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[
 
 def uncountables(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     for i, word in enumerate(words):
-        if word in UNCOUNTABLE_PLURALS:
-            yield replace_tokens(tokens, i, i + 1, UNCOUNTABLE_PLURALS[word], "uncountable", text)
+        if word not in UNCOUNTABLE_PLURALS:
+            continue
+        if i and is_number(words[i - 1]):  # "two homeworks": "two homework" is no better; they count pieces
+            if word != "softwares" and word != "feedbacks":
+                yield replace_tokens(tokens, i, i + 1, f"pieces of {UNCOUNTABLE_PLURALS[word]}", "uncountable", text)
+            continue
+        yield replace_tokens(tokens, i, i + 1, UNCOUNTABLE_PLURALS[word], "uncountable", text)
 
 
 def purpose_for(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:

@@ -26,10 +26,10 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from corrige.tutor.agent import Correction
-from corrige.tutor.card_fit import fits
+from corrige.tutor.card_fit import fits, with_fitting_example_first
 from corrige.tutor.edits import Edit
 from corrige.tutor.knowledge import Card
 from corrige.tutor.retrieval import Mode, Retriever, RuleHit
@@ -62,7 +62,15 @@ def teaching(
     Friday" has the "in" of "interested in"), and such a card teaches the wrong rule however well
     it matches: no card is better than that one.
     """
-    return [h for h in hits if teaches(h.card, edits, categories, sentence)]
+    return [
+        replace(h, card=with_fitting_example_first(h.card, _of_category(edits, categories, h.card.category)))
+        for h in hits
+        if teaches(h.card, edits, categories, sentence)
+    ]
+
+
+def _of_category(edits: Sequence[tuple[str, str]], categories: Sequence[str], category: str) -> list[tuple[str, str]]:
+    return [e for e, c in zip(edits, categories, strict=True) if c == category]
 
 
 def teaches(

@@ -43,6 +43,9 @@ def test_the_number_an_edit_gives_the_verb(original, replacement, number):
         ("My parents live in a small town near the sea.", "live", "lives"),  # subject: parents
         ("The staff were really friendly.", "were", "was"),  # a group: either number is right
         ("My family is very big.", "is", "are"),
+        ("Ten euros is less than I expected.", "is", "are"),  # an amount: one sum
+        ("Fish and chips is a typical British dish.", "is", "are"),  # one dish
+        ("The number of cars on the roads is growing.", "is", "are"),  # the number itself
     ],
 )
 def test_an_edit_against_the_subject_is_dropped(sentence, original, replacement):
@@ -61,6 +64,8 @@ def test_an_edit_against_the_subject_is_dropped(sentence, original, replacement)
         ("My father and my mother is teachers.", "is", "are", "agreement"),  # two subjects joined: plural
         ("A lot of people thinks it is dangerous.", "thinks", "think", "people_plural"),  # "lot" counts people
         ("The majority of students is happy.", "is", "are", "agreement"),
+        ("A number of cars was damaged.", "was", "were", "agreement"),  # "a number of" counts the cars
+        ("My brother and my sister is doctors.", "is", "are", "agreement"),  # not a pair named as one
     ],
 )
 def test_an_edit_that_agrees_with_the_subject_stays(sentence, original, replacement, category):

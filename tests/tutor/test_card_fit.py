@@ -301,3 +301,27 @@ def test_the_card_shown_teaches_the_edit_and_not_a_neighbour_rule(lookup, senten
     hits = lookup.lookup(correction(sentence, edit)).hits
     assert hits and hits[0].card.id == first, [h.card.id for h in hits]
     assert all(fits(h.card, edit[2], edit[0], edit[1], sentence) for h in hits)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "edit", "card", "example_wrong"),
+    [
+        # the card's example that goes the edit's way is the one shown, not the opposite one
+        ("The dog is eating it's food.", ("it's", "its", "word_confusion"), "word_confusion_its", "it's food"),
+        ("Its very cold today.", ("Its", "It's", "word_confusion"), "word_confusion_its", "Its very cold"),
+        ("We waited during two hours.", ("during", "for", "preposition"), "preposition_for_period", "during"),
+        ("He told that he was tired.", ("told", "said", "verb_pattern"), "verb_pattern_tell_say", "told that"),
+        ("He said me that he was tired.", ("said", "told", "verb_pattern"), "verb_pattern_tell_say", "said me"),
+    ],
+)
+def test_the_example_shown_goes_the_way_of_the_edit(lookup, sentence, edit, card, example_wrong):
+    hits = {h.card.id: h for h in lookup.lookup(correction(sentence, edit)).hits}
+    assert card in hits, list(hits)
+    assert example_wrong in hits[card].summary()["example"]["wrong"]
+
+
+def test_the_for_card_wants_for_or_a_period_after_since():
+    card = next(c for c in bundled_cards() if c.id == "present_perfect_for")
+    assert fits(card, "present_perfect", "study", "have studied", "I study here for two years.")
+    assert fits(card, "present_perfect", "study", "have studied", "I study here since two years.")
+    assert not fits(card, "present_perfect", "play", "have played", "I play football since I was seven years old.")

@@ -38,6 +38,14 @@ def edit(sentence: str, original: str, replacement: str, category: str) -> Edit:
         ("Shopping with children is even worse.", "is", "are", "there_is_plural"),  # no "there"
         ("It needs both regulation and education.", "regulation", "regulations", "noun_number"),
         ("The hotel where we stayed was clean.", "where", "were", "word_confusion"),  # a clause after it
+        ("Seldom have I felt so happy.", "have", "has", "third_person"),  # the subject comes after it
+        ("Neither have we.", "have", "has", "third_person"),
+        ("Only once have they been late.", "have", "has", "third_person"),
+        ("Has he finished?", "Has", "Have", "agreement"),
+        ("Neither of my brothers likes football.", "likes", "like", "agreement"),  # "neither of": either
+        ("One of my friends lives in London.", "lives", "live", "agreement"),  # one lives
+        ("We request that all guests be quiet after midnight.", "quiet", "quite", "word_confusion"),
+        ("The street is quiet.", "quiet", "quite", "word_confusion"),
         ("I need an X-ray of my arm.", "an", "a", "a_an"),  # "eks": a vowel sound
         ("She has an 11-year-old daughter.", "an", "a", "a_an"),
     ],
@@ -73,6 +81,14 @@ def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replaceme
         ("The shops where closed on Sunday.", "where", "were", "word_confusion"),  # no clause after it
         ("We stayed for two more week.", "week", "weeks", "noun_number"),  # "two" counts more than one
         ("I have one of my friend here.", "friend", "friends", "noun_number"),
+        ("Have he finished?", "Have", "Has", "third_person"),  # the pronoun after it agrees
+        ("Were I right?", "Were", "Was", "agreement"),
+        ("Do she like it?", "Do", "Does", "third_person"),
+        ("One of my friends live in London.", "live", "lives", "agreement"),
+        ("Each of the rooms have a bath.", "have", "has", "agreement"),
+        ("One of the people who lives here is ill.", "lives", "live", "agreement"),  # a relative clause
+        ("It was quiet good.", "quiet", "quite", "word_confusion"),
+        ("It was quiet a long trip.", "quiet", "quite", "word_confusion"),
     ],
 )
 def test_an_edit_the_sentence_allows_is_kept(sentence, original, replacement, category):

@@ -5,8 +5,8 @@ from tiny_tutor import read, tiny_tutor
 
 from corrige.tutor.agent import TutorConfig
 from corrige.tutor.consistency import gloss_disagreement, gloss_from_words
-from corrige.tutor.edit_labels import name_edit
-from corrige.tutor.edits import diff_edits
+from corrige.tutor.edit_labels import name_edit, name_in_context
+from corrige.tutor.edits import Edit, diff_edits
 
 
 @pytest.mark.parametrize(
@@ -105,3 +105,25 @@ def test_the_tutor_writes_the_gloss_itself_only_when_configured():
     # an edit no rule names still leaves the sentence alone
     unnamed = read(tutor, "I have two child.", "I have two parrots. / sin errores")
     assert unnamed.abstained and unnamed.corrected == "I have two child."
+
+
+@pytest.mark.parametrize(
+    ("sentence", "original", "replacement", "category", "named"),
+    [
+        ("She doesn't likes coffee.", "likes", "like", "agreement", "third_person"),  # after does: no -s
+        ("Does she plays the piano?", "plays", "play", "agreement", "third_person"),
+        ("The people there was very friendly.", "was", "were", "there_is_plural", "people_plural"),  # allí
+        ("The rooms there was clean.", "was", "were", "there_is_plural", "agreement"),
+        ("In the streets there was many cars.", "was", "were", "there_is_plural", None),
+        ("I work with others people.", "others", "other", "noun_number", "adjective_plural"),
+        # named rightly already
+        ("My friends likes it.", "likes", "like", "agreement", None),
+        ("Last year there was many tourists.", "was", "were", "there_is_plural", None),
+        ("In the town, there was many shops.", "was", "were", "there_is_plural", None),
+        ("I have two friend.", "friend", "friends", "noun_number", None),
+    ],
+)
+def test_an_edit_is_named_for_what_its_neighbours_show(sentence, original, replacement, category, named):
+    start = sentence.index(original)
+    e = Edit(start, start + len(original), original, replacement, category)
+    assert name_in_context(sentence, e) == named

@@ -248,6 +248,10 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
             ],
         ),
         ("They have sixteen years.", [("have sixteen years", "are sixteen years old", "age_have")]),
+        ("The weather is more good in spring.", [("more good", "better", "comparative")]),
+        ("It was the most bad day of my life.", [("most bad", "worst", "comparative")]),
+        ("I have two homeworks for tomorrow.", [("homeworks", "pieces of homework", "uncountable")]),
+        ("Teachers give too many homeworks.", [("too many homeworks", "too much homework", "uncountable")]),
     ],
 )
 def test_a_pattern_is_fixed(sentence, expected):
@@ -258,6 +262,8 @@ def test_a_pattern_is_fixed(sentence, expected):
     "sentence",
     [
         "Does he have a car?",  # a question: "have" after "does"
+        "We need more good teachers.",  # "more" counts the teachers
+        "Most good teachers know that.",
         "Let it go.",  # an object, not a subject
         "Do it right.",
         "I saw she go home.",  # not a clause start: left to the model
@@ -401,6 +407,16 @@ def test_a_pattern_overrules_a_model_edit_inside_its_words():
     assert [(e.original, e.replacement) for e in fixed.edits] == [("to meet", "meeting")]
     plain = read(tiny_tutor(answers, TutorConfig(min_token_prob=0.5)), "I enjoy to meet you.", answers[0])
     assert plain.corrected == "I enjoy meet you."  # without patterns the model's answer stands
+
+
+def test_a_purpose_to_overrules_a_model_gerund_after_for():
+    """The model made "for get" a "for getting"; the purpose rule says "to get", and is right, even
+    where the sentence has another "to" ("want to improve") the answer keeps."""
+    answers = ["I want to improve my English for getting a job. / forma verbal: get → getting", "Hi. / sin errores"]
+    tutor = tiny_tutor(answers, TutorConfig(min_token_prob=0.5, patterns=True))
+    fixed = read(tutor, "I want to improve my English for get a job.", answers[0])
+    assert fixed.corrected == "I want to improve my English to get a job."
+    assert [(e.original, e.replacement, e.category) for e in fixed.edits] == [("for", "to", "purpose_for")]
 
 
 def test_a_pattern_the_answer_agrees_with_changes_nothing():

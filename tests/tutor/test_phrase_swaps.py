@@ -34,7 +34,7 @@ def fixed(sentence: str) -> str:
         ("We made a photo of the cathedral.", "We took a photo of the cathedral.", "collocation"),
         ("I always make my homework in the evening.", "I always do my homework in the evening.", "collocation"),
         ("I make sport every day.", "I do sport every day.", "collocation"),
-        ("He said me that he was tired.", "He told me that he was tired.", "calque"),
+        ("He said me that he was tired.", "He told me that he was tired.", "verb_pattern"),
         ("It's depend on the weather.", "It depends on the weather.", "verb_form"),
         ("When I was child I lived in Madrid.", "When I was a child I lived in Madrid.", "determiner"),
         ("Can I make a question?", "Can I ask a question?", "collocation"),
