@@ -461,8 +461,9 @@ def _without_unwanted_articles(c: Correction, rescorer: Rescorer, patterns: bool
     left, an abstention, as for agreement."""
     unwanted = rescorer.unwanted_articles(c.sentence, c.edits)
     if unwanted and patterns:  # a fixed pattern's article stays ("works as engineer → as an engineer")
-        fired = {(r.start, r.end, r.replacement) for r in pattern_fixes(c.sentence)}
-        unwanted = [e for e in unwanted if (e.start, e.end, e.replacement) not in fired]
+        # (inside the pattern's words: "is very good idea → is a very good idea" is told "very → a very")
+        fired = pattern_fixes(c.sentence)
+        unwanted = [e for e in unwanted if not any(r.start <= e.start and e.end <= r.end for r in fired)]
     if not unwanted:
         return c
     # an edit that also spelled the word anew keeps that part (espectacular → spectacular)
@@ -607,13 +608,13 @@ def _has_words(text: str, words: str) -> bool:
 
 
 def _overruled_by(edit: Edit, rule: Edit) -> bool:
-    return _inside_and_other(edit, rule) or _takes_its_preposition(edit, rule) or _gerund_after_purpose(edit, rule)
+    return _inside_and_other(edit, rule) or _takes_its_preposition(edit, rule) or _verb_after_purpose(edit, rule)
 
 
-def _gerund_after_purpose(edit: Edit, rule: Edit) -> bool:
-    """Whether `edit` makes an -ing of the verb right after a rule's purpose "to" ("for get a job":
-    the rule's "to get", not the model's "for getting")."""
-    return rule.category == "purpose_for" and rule.end + 1 == edit.start and edit.replacement.endswith("ing")
+def _verb_after_purpose(edit: Edit, rule: Edit) -> bool:
+    """Whether `edit` changes the verb right after a rule's purpose "to" ("for get a job": the
+    rule's "to get", not the model's "for getting"; "for watch films": not "for a watch")."""
+    return rule.category == "purpose_for" and rule.end + 1 == edit.start
 
 
 def _inside_and_other(edit: Edit, rule: Edit) -> bool:

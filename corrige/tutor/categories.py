@@ -86,7 +86,11 @@ def label_of(category_id: str) -> str:
 # labels a gloss item may carry besides its category's own, where the edit says more exactly what it
 # is: "the most nice → the nicest" is a superlative, taught with the comparative; "much → many" a
 # quantity word, taught with the noun's number
-LABEL_VARIANTS: dict[str, str] = {"superlativo": "comparative", "cuantificador": "noun_number"}
+LABEL_VARIANTS: dict[str, str] = {
+    "superlativo": "comparative",
+    "cuantificador": "noun_number",
+    "adverbio en -ly": "word_confusion",  # slept bad → badly: the adjective for its adverb
+}
 
 
 def id_of(label: str) -> str:

@@ -201,16 +201,12 @@ def participle_after_have(tokens: Sequence[Token], words: list[str], text: str) 
 SKILL_ADJECTIVES = frozenset("good bad better worse best great terrible excellent brilliant awful".split())
 
 
-# nouns that look like an -ing ("good in spring" is a time, not a skill)
-ING_NOUNS = frozenset("spring morning evening ceiling building wedding meeting clothing king ring thing".split())
-
-
 def good_at(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """good in speaking English → good at speaking ("bueno en"): a skill said with an -ing."""
     for i in range(len(words) - 2):
         if words[i] in SKILL_ADJECTIVES and words[i + 1] == "in":
             skill = words[i + 2]
-            if skill.endswith("ing") and skill not in ING_NOUNS and "VERB" in getAllLemmas(skill):
+            if skill.endswith("ing") and skill not in shared.ING_NOUNS and "VERB" in getAllLemmas(skill):
                 yield shared.replace_tokens(tokens, i + 1, i + 2, "at", "preposition", text)
 
 

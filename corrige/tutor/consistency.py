@@ -116,12 +116,23 @@ QUANTIFIERS = frozenset("much many less fewer few little".split())
 def _label(e: Edit) -> str:
     """The category's label, or a more exact one its category teaches as well: "superlativo" for
     a comparative edit that writes a superlative (most nice → nicest), "cuantificador" for a
-    quantity word that changes with the noun's number (much → many)."""
+    quantity word that changes with the noun's number (much → many), "adverbio en -ly" for an
+    adjective made its adverb (bad → badly)."""
     if e.category == "comparative" and _is_superlative(e.replacement):
         return "superlativo"
     if e.category == "noun_number" and {e.original.lower(), e.replacement.lower()} <= QUANTIFIERS:
         return "cuantificador"  # much → many: the word that counts changes, not the noun
+    if e.category == "word_confusion" and _is_adverb_of(e.original.lower(), e.replacement.lower()):
+        return "adverbio en -ly"  # slept very bad → badly: the adjective made its adverb
     return LABELS[e.category]
+
+
+def _is_adverb_of(old: str, new: str) -> bool:
+    """ "very bad" → "very badly", "serious" → "seriously", "easy" → "easily"."""
+    a, b = old.split(), new.split()
+    if len(a) != len(b) or not a or a[:-1] != b[:-1]:
+        return False
+    return b[-1] in (a[-1] + "ly", a[-1][:-1] + "ily")
 
 
 def _is_superlative(words: str) -> bool:

@@ -14,6 +14,12 @@ from corrige.tutor.edits import Edit, Token
 
 NUMBER_WORDS = frozenset("two three four five six seven eight nine ten eleven twelve many several".split())
 TIME_UNITS = frozenset("years months weeks days hours minutes nights".split())
+# nouns that look like a verb's -ing ("good in spring" is a time, "the meeting" a thing)
+ING_NOUNS = frozenset(
+    """spring morning evening ceiling building wedding meeting clothing king ring thing painting feeling
+    beginning ending earring sibling darling pudding filling setting housing heating parking lightning
+    string swing wing sing nothing something anything everything""".split()
+)
 ENDS_A_PHRASE = frozenset(". , ; ! ? and but".split())
 # verbs learners leave without -s that are not also common nouns or adjectives before an object
 THIRD_PERSON_VERBS = frozenset(

@@ -16,10 +16,12 @@ from functools import lru_cache
 
 from lemminflect import getAllLemmas, getInflection
 
+from corrige.tutor.agreement_patterns import AGREEMENT_RULES
 from corrige.tutor.clause_patterns import CLAUSE_RULES
 from corrige.tutor.complement_patterns import COMPLEMENT_RULES
 from corrige.tutor.edit_labels import CAPITALISED
 from corrige.tutor.edits import Edit, Token, tokenize
+from corrige.tutor.form_patterns import FORM_RULES
 from corrige.tutor.pattern_words import (
     DAYS,
     ENDS_A_PHRASE,
@@ -89,7 +91,8 @@ INTENSIFIERS = frozenset("very so too really quite".split())
 # one- and two-syllable adjectives whose comparative is -er ("more easy" → "easier")
 SHORT_ADJECTIVES = frozenset(
     """easy happy busy big small cheap old young tall short long fast slow hot cold nice large hard high low
-    new quick rich poor strong weak safe late early clean dark warm wide pretty lucky heavy fresh near""".split()
+    new quick rich poor strong weak safe late early clean dark warm wide pretty lucky heavy fresh near strange
+    simple funny crazy lazy ugly angry hungry dirty""".split()
 )
 # adjectives learners give a plural -s ("very goods", "so expensives"), not nouns as well ("so barbarians")
 PLAIN_ADJECTIVES = SHORT_ADJECTIVES | frozenset(
@@ -126,11 +129,24 @@ ABSTRACT_NOUNS = frozenset(
 GENERIC_VERBS = frozenset("is was can has will makes gives".split())
 MODALS = frozenset("can could will would should must may might".split())
 # what a clause may start after: "I think (that) the life is hard", "…, the education is the key"
-GENERIC_CLAUSE_STARTS = frozenset(", ; that because think believe".split())
+GENERIC_CLAUSE_STARTS = frozenset(", ; that because think believe nowadays".split())
+# two words a learner gives "the" in the general sense ("el transporte público", "los jóvenes")
+GENERIC_PAIRS = frozenset(
+    """public/transport young/people fast/food social/networks free/time
+    modern/technology pop/music rock/music classical/music""".split()
+)
+# what says a general pair is meant in general after it ("for the young people", "I like the pop music")
+GENERIC_TAKERS = frozenset("for among about".split())
+LIKE_VERBS = frozenset("like likes liked love loves loved hate hates prefer prefers enjoy enjoys".split())
+PAIR_ENDS = ENDS_A_PHRASE | frozenset("more because too very so than".split())
+# what a plural subject may do next ("The young people spend too much time")
+PLURAL_SUBJECT_VERBS = frozenset(
+    "are have do don't can can't should must spend use think like want need prefer go get".split()
+)
 # what opens a new clause after a general noun, saying nothing of which one ("I miss the nature when")
 CLAUSE_AFTER_NOUN = frozenset("and but or because so when while if".split())
 # nouns a learner gives "the" in the general sense ("la sociedad", "la naturaleza", "la humanidad")
-GENERAL_NOUNS = frozenset("society nature mankind humanity pollution unemployment poverty tourism".split())
+GENERAL_NOUNS = frozenset("society nature mankind humanity pollution unemployment poverty tourism health".split())
 
 
 @lru_cache(maxsize=4096)
@@ -542,6 +558,21 @@ def generic_the(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
             noun = tokens[k + 1].text.capitalize() if k == 0 else tokens[k + 1].text
             yield replace_tokens(tokens, k, k + 2, noun, "generic_the", text)
             return
+        if opens and words[k] == "the" and _generic_pair_subject(words, k + 1):
+            # The public transport is usually better → Public transport; the young people spend → young people
+            pair = text[tokens[k + 1].start : tokens[k + 2].end]
+            yield replace_tokens(tokens, k, k + 3, pair[0].upper() + pair[1:] if k == 0 else pair, "generic_the", text)
+            return
+        if opens and words[k : k + 3] == ["the", "life", "in"] and word_after(words, k + 3) == "the":
+            # The life in the city is stressful → Life in the city ("the life of my grandfather" is his)
+            yield replace_tokens(tokens, k, k + 2, "Life" if k == 0 else "life", "generic_the", text)
+            return
+    for i in range(1, len(words) - 2):
+        # "more options for the free time." → "for free time"; "I like the pop music more" → "like pop music"
+        pair, after = f"{words[i + 1]}/{words[i + 2]}", word_after(words, i + 3)
+        takes = words[i - 1] in GENERIC_TAKERS or (words[i - 1] in LIKE_VERBS and pair.endswith("music"))
+        if words[i] == "the" and pair in GENERIC_PAIRS and takes and after in PAIR_ENDS:
+            yield replace_tokens(tokens, i, i + 3, text[tokens[i + 1].start : tokens[i + 2].end], "generic_the", text)
     for i in range(1, len(words) - 1):
         noun = tokens[i + 1].text
         if words[i] != "the" or words[i + 1] not in GENERAL_NOUNS or not noun.islower():
@@ -549,6 +580,18 @@ def generic_the(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
         after = word_after(words, i + 2)
         if after in ENDS_A_PHRASE or after in GENERIC_VERBS or after in CLAUSE_AFTER_NOUN:
             yield replace_tokens(tokens, i, i + 2, noun, "generic_the", text)
+
+
+def _generic_pair_subject(words: list[str], i: int) -> bool:
+    """ "public transport is", "young people spend": a general pair as its clause's subject."""
+    if f"{words[i]}/{word_after(words, i + 1)}" not in GENERIC_PAIRS:
+        return False
+    verb = word_after(words, i + 2)
+    plural = words[i + 1] in ("people", "networks")
+    if plural:
+        return verb in PLURAL_SUBJECT_VERBS
+    # "The public transport is"; not "the fast food sites", a noun that is a verb's -s form too
+    return verb in GENERIC_VERBS or verb in MODALS or (_says_something(verb) and not is_plural_noun(verb))
 
 
 @lru_cache(maxsize=4096)
@@ -576,6 +619,8 @@ RULES = (
     *PHRASE_RULES,
     *CLAUSE_RULES,
     *COMPLEMENT_RULES,
+    *AGREEMENT_RULES,
+    *FORM_RULES,
     third_person,
     people_plural,
     verb_patterns,

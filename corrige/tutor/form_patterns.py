@@ -1,0 +1,181 @@
+"""Forms a learner carries over from Spanish into one or two words of a clause: a year with "on"
+(*on 2019*), a verb with no subject (*Has a beautiful square*, *so is safer*), a question that
+keeps the statement's order (*Why you didn't call me?*, *Does your house is far?*), a comparison's
+second word (*as comfortable than*, *taller as her brother*), *so* before a noun (*so beautiful
+landscapes*), a past or an -ing after "going to", "used to", "decided" (*going to visited*, *I used
+to going*, *decided going*), and *it's* for *its* before a plural noun (*it's rooms are big*).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+
+from lemminflect import getAllLemmas, getInflection
+
+from corrige.tutor import pattern_words as shared
+from corrige.tutor.edits import Edit, Token
+
+YEAR = re.compile(r"^(1[5-9]\d\d|20\d\d)$")
+# what "Has" opens a statement with ("Has a beautiful square"), not a question ("Has he gone?")
+HAS_OBJECT_STARTS = frozenset("a an many some lots two three four five several".split())
+WH_WORDS = frozenset("why where what when how who".split())
+NEGATED_AUXILIARIES = frozenset("didn't don't doesn't can't won't isn't aren't wasn't".split())
+QUESTION_SUBJECTS = frozenset("you he she they we i it".split())
+NOUN_DETERMINERS = frozenset("my your his her our their the this that".split())
+# verbs that take "to" and a verb, never an -ing ("decided going" → "decided to go")
+TO_ONLY_VERBS = frozenset(
+    """decide decides decided want wants wanted hope hopes hoped plan plans planned promise promises promised
+    refuse refuses refused expect expects expected manage manages managed""".split()
+)
+# what the second term of a comparison opens with after "taller as" (not "better as a player")
+COMPARED_STARTS = frozenset("my your his her our their me him them us".split())
+# words "so" may go before, as a degree, that are no adjectives of a noun ("so many people")
+SO_DEGREES = frozenset("many much few little".split())
+
+
+def year_with_in(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I started to work here on 2019 → in 2019; She was born on 1907 → in 1907: a year alone."""
+    for i in range(len(words) - 1):
+        if words[i] == "on" and YEAR.match(words[i + 1]) and shared.word_after(words, i + 2) not in ("'s", "-"):
+            yield shared.replace_tokens(tokens, i, i + 1, "in", "preposition", text)
+
+
+def has_without_subject(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """Has a beautiful square with many bars → It has: a statement (no question mark) that opens
+    with "Has" and its object ("tiene una plaza")."""
+    if words[:1] == ["has"] and shared.word_after(words, 1) in HAS_OBJECT_STARTS and not text.rstrip().endswith("?"):
+        yield shared.replace_tokens(tokens, 0, 1, "it has", "missing_subject", text)
+
+
+def so_it_is(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """There are fewer cars, so is safer for children → so it is safer: a comparison after "so is"
+    has no subject ("so is my brother" has one)."""
+    for i in range(1, len(words) - 3):
+        if words[i] == "so" and words[i - 1] == "," and words[i + 1] in ("is", "was"):
+            degree = words[i + 2]
+            if _comparative(degree) and words[i + 3] in ("for", "to", "than", "and", "because"):
+                yield shared.replace_tokens(tokens, i + 1, i + 2, f"it {words[i + 1]}", "missing_subject", text)
+
+
+@lru_cache(maxsize=4096)
+def _comparative(word: str) -> bool:
+    if word in ("better", "worse", "more", "less", "easier", "cheaper", "safer", "faster", "quicker"):
+        return True
+    return word.endswith("er") and any(word in getInflection(a, "JJR") for a in getAllLemmas(word).get("ADJ", ()))
+
+
+def question_order(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """Why you didn't call me? → Why didn't you call me?: a question puts its auxiliary before its
+    subject; Does your house is far? → Is your house far?: "be" makes its own question."""
+    if not text.rstrip().endswith("?") or len(words) < 4:
+        return
+    if words[0] in WH_WORDS and words[1] in QUESTION_SUBJECTS and words[2] in NEGATED_AUXILIARIES:
+        if shared.is_base_verb(words[3]):
+            subject = tokens[1].text if words[1] == "i" else words[1]
+            yield shared.replace_tokens(tokens, 1, 3, f"{words[2]} {subject}", "question_order", text)
+    if words[0] in ("does", "do") and words[1] in NOUN_DETERMINERS:
+        for k in (3, 4):  # "Does your house is", "Does your new house is"
+            if k < len(words) and words[k] in ("is", "are"):
+                subject = shared.span_text(tokens, text, 1, k)
+                yield shared.replace_tokens(tokens, 0, k + 1, f"{words[k]} {subject}", "question_no_do", text)
+                return
+
+
+def comparison_words(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """as comfortable than my bed → as comfortable as; taller as her brother → taller than."""
+    for i in range(len(words) - 2):
+        if words[i] == "as" and words[i + 2] == "than" and "ADJ" in getAllLemmas(words[i + 1]):
+            if i == 0 or words[i - 1] not in ("such", "same"):
+                yield shared.replace_tokens(tokens, i + 2, i + 3, "as", "comparative", text)
+        elif _comparative(words[i]) and words[i] not in ("more", "less") and words[i + 1] == "as":
+            if words[i + 2] in COMPARED_STARTS:
+                yield shared.replace_tokens(tokens, i + 1, i + 2, "than", "comparative", text)
+
+
+def such_before_a_noun(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I have never seen so beautiful landscapes → such beautiful landscapes: "so" goes before an
+    adjective alone; before an adjective and a plural noun, "such"."""
+    for i in range(len(words) - 2):
+        adjective, noun = words[i + 1], words[i + 2]
+        if words[i] != "so" or adjective in SO_DEGREES or "ADJ" not in getAllLemmas(adjective):
+            continue
+        if "VERB" in getAllLemmas(adjective) or not shared.is_plural_noun(noun):
+            continue
+        if shared.word_after(words, i + 3) not in ("that", "to"):  # "so good that", "so big to"
+            yield shared.replace_tokens(tokens, i, i + 1, "such", "word_confusion", text)
+
+
+def base_after_to(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I'm going to visited the client → going to visit; I used to going → used to go (not "I am
+    used to going", where "to" is a preposition); I decided going → decided to go."""
+    for i in range(1, len(words) - 1):
+        verb = words[i + 1]
+        if words[i] == "to" and words[i - 1] == "going":
+            base = shared.base_of_past(verb)
+            if base and verb.endswith("ed") and "ADJ" not in getAllLemmas(verb):
+                yield shared.replace_tokens(tokens, i + 1, i + 2, base, "verb_form", text)
+        elif words[i] == "to" and words[i - 1] == "used" and i >= 2 and words[i - 2] in QUESTION_SUBJECTS:
+            base = _base_of_ing(verb)
+            if base:
+                yield shared.replace_tokens(tokens, i + 1, i + 2, base, "verb_form", text)
+        elif words[i] in TO_ONLY_VERBS and (i == 0 or words[i - 1] not in NOUN_DETERMINERS | {"a", "an"}):
+            base = _base_of_ing(verb)
+            if base and shared.word_after(words, i + 2) not in ("is", "was", "are"):
+                yield shared.replace_tokens(tokens, i + 1, i + 2, f"to {base}", "verb_form", text)
+
+
+@lru_cache(maxsize=4096)
+def _base_of_ing(word: str) -> str | None:
+    """ "going" → "go", "travelling" → "travel"; None for a word that is a noun (meeting)."""
+    if not word.endswith("ing") or word in shared.ING_NOUNS:
+        return None
+    bases = getAllLemmas(word).get("VERB", ())
+    return bases[0] if bases and bases[0] != word else None
+
+
+def its_before_a_plural(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """The hotel has a pool and it's rooms are big → its rooms: "it's" (it is) before a plural noun
+    and its verb is the possessive ("it's people who" says "it is")."""
+    for i in range(len(words) - 2):
+        noun = words[i + 1]
+        if words[i] != "it's" or noun == "people" or not shared.is_plural_noun(noun):
+            continue
+        if "ADJ" in getAllLemmas(noun):
+            continue
+        if words[i + 2] in ("are", "were", "have"):
+            yield shared.replace_tokens(tokens, i, i + 1, "its", "word_confusion", text)
+
+
+PREFER_FORMS = frozenset("prefer prefers preferred preferring".split())
+
+
+def prefer_to(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I prefer the train than the bus → the train to the bus: "prefer" compares with "to" (but "I
+    prefer to go by train rather than by bus", "would prefer to stay than go" keep "than")."""
+    if "rather" in words:
+        return
+    for i, word in enumerate(words):
+        if word not in PREFER_FORMS:
+            continue
+        for k in range(i + 2, min(i + 5, len(words))):
+            between = words[i + 1 : k]
+            if between[0] == "to" or any(w.endswith("ing") or w in (",", "and", "but") for w in between):
+                break
+            if words[k] == "than":
+                yield shared.replace_tokens(tokens, k, k + 1, "to", "preposition", text)
+                break
+
+
+FORM_RULES = (
+    prefer_to,
+    year_with_in,
+    has_without_subject,
+    so_it_is,
+    question_order,
+    comparison_words,
+    such_before_a_noun,
+    base_after_to,
+    its_before_a_plural,
+)

@@ -1,0 +1,124 @@
+"""The agreement and form patterns of a third round of learners' letters and stories
+(`agreement_patterns.py`, `form_patterns.py`, the generic "the" and the table lines they came with):
+each fires where the words leave no other reading, and the correct readings beside them stay."""
+
+import pytest
+
+from corrige.tutor.edits import apply_edits
+from corrige.tutor.patterns import pattern_fixes
+
+
+def fixed(sentence: str) -> str:
+    return apply_edits(sentence, pattern_fixes(sentence))
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected", "category"),
+    [
+        # agreement
+        ("The director don't want to change it.", "The director doesn't want to change it.", "third_person"),
+        ("My best friend don't like football.", "My best friend doesn't like football.", "third_person"),
+        ("Doing sport make me happy.", "Doing sport makes me happy.", "third_person"),
+        ("Swimming help you relax.", "Swimming helps you relax.", "third_person"),
+        ("Learning English help you to find a job.", "Learning English helps you to find a job.", "third_person"),
+        ("The river which cross the town is clean.", "The river which crosses the town is clean.", "agreement"),
+        ("I have a friend who live in Paris.", "I have a friend who lives in Paris.", "agreement"),
+        ("The news about the trip were good.", "The news about the trip was good.", "agreement"),
+        ("However, cities also has problems.", "However, cities also have problems.", "agreement"),
+        ("There was not enough seats.", "There were not enough seats.", "there_is_plural"),
+        ("We left because there is not jobs.", "We left because there are no jobs.", "there_is_plural"),
+        ("There is not cinema in my town.", "There is no cinema in my town.", "determiner"),
+        # forms
+        ("She was born on 1907 in Coyoacán.", "She was born in 1907 in Coyoacán.", "preposition"),
+        ("Has a beautiful square with many bars.", "It has a beautiful square with many bars.", "missing_subject"),
+        (
+            "There are few cars, so is safer for children.",
+            "There are few cars, so it is safer for children.",
+            "missing_subject",
+        ),
+        ("Why you didn't call me?", "Why didn't you call me?", "question_order"),
+        ("Does your house is far from here?", "Is your house far from here?", "question_no_do"),
+        ("The bed was as comfortable than mine.", "The bed was as comfortable as mine.", "comparative"),
+        ("She is taller as her brother.", "She is taller than her brother.", "comparative"),
+        (
+            "I have never seen so beautiful landscapes.",
+            "I have never seen such beautiful landscapes.",
+            "word_confusion",
+        ),
+        ("I'm going to visited the client.", "I'm going to visit the client.", "verb_form"),
+        ("I used to going to the beach.", "I used to go to the beach.", "verb_form"),
+        ("I decided going by train.", "I decided to go by train.", "verb_form"),
+        ("The hotel is old and it's rooms are big.", "The hotel is old and its rooms are big.", "word_confusion"),
+        ("I prefer the train than the bus.", "I prefer the train to the bus.", "preposition"),
+        # the general "the"
+        ("The public transport is usually better.", "Public transport is usually better.", "generic_the"),
+        (
+            "Nowadays the young people spend too much time online.",
+            "Nowadays young people spend too much time online.",
+            "generic_the",
+        ),
+        ("The life in the city is stressful.", "Life in the city is stressful.", "generic_the"),
+        ("There is not much to do for the young people.", "There is not much to do for young people.", "generic_the"),
+        ("I like the pop music more than rock.", "I like pop music more than rock.", "generic_the"),
+        ("Sport is very important for the health.", "Sport is very important for health.", "generic_the"),
+        # table lines
+        ("It is very good idea to book early.", "It is a very good idea to book early.", "determiner"),
+        ("My dog was sitting in the floor.", "My dog was sitting on the floor.", "preposition"),
+        (
+            "You can compare prices in different websites.",
+            "You can compare prices on different websites.",
+            "preposition",
+        ),
+        ("My flight arrives at London on Sunday.", "My flight arrives in London on Sunday.", "preposition"),
+        ("The museum is closed the Mondays.", "The museum is closed on Mondays.", "preposition"),
+        ("I go to the cinema every weekends.", "I go to the cinema every weekend.", "noun_number"),
+        ("When I was arrived home, nobody was there.", "When I arrived home, nobody was there.", "verb_tense"),
+        ("I slept very bad.", "I slept very badly.", "word_confusion"),
+        ("For me is difficult to understand films.", "For me it is difficult to understand films.", "missing_subject"),
+        ("We did a lot of games.", "We played a lot of games.", "collocation"),
+        ("I would like to can travel more.", "I would like to be able to travel more.", "verb_form"),
+    ],
+)
+def test_the_error_is_fixed_with_its_category(sentence, expected, category):
+    assert fixed(sentence) == expected
+    assert category in [e.category for e in pattern_fixes(sentence)]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The police don't know yet.",  # a group
+        "My friends don't like it.",
+        "Walking dogs make noise.",  # a plural after the -ing
+        "One of the people who live here is ill.",  # a plural before the relative
+        "The kind of person who live like that is rare.",
+        "The news was good.",
+        "News also is important.",
+        "There is not a cinema here.",  # "not" with its determiner
+        "There is not much time.",
+        "The meeting was on 2019's last day.",
+        "Has he finished?",  # a question
+        "I was tired, so was my brother.",  # "so" with its subject after
+        "Why didn't you call me?",
+        "He is better as a player.",  # "as" a role
+        "It was so hot that we stayed inside.",
+        "There were so many people.",
+        "I am used to going to bed late.",  # "be used to" + -ing
+        "I tried going by bus.",
+        "It's people who make a city.",
+        "I prefer to go by train rather than by bus.",
+        "The young people who live here are friendly.",  # which young people
+        "The health of the patients is important.",
+        "The life of my grandfather was hard.",
+        "I like the pop music of the eighties.",
+        "The fast food restaurant is closed.",
+        "I go there every two weeks.",
+        "He is a very good person.",
+        "The sofa is in the living room.",
+        "I sat in the chair.",
+        "The money was gone.",
+        "Ten euros was missing.",
+    ],
+)
+def test_the_correct_reading_is_left_alone(sentence):
+    assert pattern_fixes(sentence) == []
