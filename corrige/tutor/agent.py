@@ -252,7 +252,9 @@ class TutorFront:
         (`spelling.py`) and fixed learner patterns (`patterns.py`)."""
         correction = self._read_spelled_answer(sentence, token_ids, logprobs, prompt_tokens)
         if correction.edits:  # the model's edits the sentence shows to be wrong (`edit_checks.py`)
-            correction = _without_wrong_edits(correction)
+            correction = _without_wrong_edits(
+                correction, self.speller.known if self.speller is not None else frozenset()
+            )
         unsure = correction.abstained  # the model wanted a change it was not sure of
         if self.speller is not None or self.config.patterns or self.rescorer is not None:
             correction = self._add_fixes(correction)
@@ -425,6 +427,12 @@ def _with_edits(c: Correction, kept: list[Edit], reason: str) -> Correction:
     return replace(c, corrected=apply_edits(c.sentence, kept), gloss=explain(kept), edits=kept)
 
 
+def _respells_a_known_word(e: Edit, known: frozenset[str]) -> bool:
+    """A spelling edit of one word the speller knows into another ("apps" → "apples")."""
+    old, new = e.original.lower(), e.replacement.lower()
+    return e.category == "spelling" and old.isalpha() and " " not in new and old != new and old in known
+
+
 def _agree_with_subject(c: Correction) -> Correction:
     """`c` without its agreement edits that go against the verb's subject (`agreement.py`); with none
     left, an abstention: the model saw something to fix there, just not that."""
@@ -434,11 +442,13 @@ def _agree_with_subject(c: Correction) -> Correction:
     return _with_edits(c, [e for e in c.edits if e not in wrong], "agreement")
 
 
-def _without_wrong_edits(c: Correction) -> Correction:
+def _without_wrong_edits(c: Correction, known: frozenset[str] = frozenset()) -> Correction:
     """`c` without the edits its own sentence shows to be wrong (`edit_checks.against_the_sentence`:
-    *too many → to many*, *on the 15th → in*, *My grandparents moved → grandparent*...); with none
-    left, an abstention, as for agreement."""
+    *too many → to many*, *on the 15th → in*, *My grandparents moved → grandparent*...), nor a
+    word the speller knows "spelt" as another (*apps → apples*); with none left, an abstention, as
+    for agreement."""
     wrong = edit_checks.against_the_sentence(c.sentence, c.edits)
+    wrong += [e for e in c.edits if e not in wrong and _respells_a_known_word(e, known)]
     if not wrong:
         return c
     return _with_edits(c, [e for e in c.edits if e not in wrong], "against_the_sentence")

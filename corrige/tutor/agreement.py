@@ -35,7 +35,12 @@ CLAUSE_SUBJECTS = frozenset({"csubj", "csubjpass"})
 # majority of students are", "a number of cars were"
 # a group whose verb British English makes singular or plural ("the staff were/was friendly"):
 # neither is a mistake to correct
-COLLECTIVES = frozenset("staff family team government audience crew public band class company".split())
+COLLECTIVES = frozenset(
+    """staff family team government audience crew public band class company crowd choir orchestra committee
+    council jury club union firm school group couple""".split()
+)
+# "the poor", "the rich", "the young": an adjective for the people it describes, plural
+PEOPLE_ADJECTIVES = frozenset("poor rich young old elderly unemployed homeless sick disabled wealthy".split())
 EITHER = "either"
 QUANTITIES = frozenset("lot lots majority number plenty rest most some many all half couple bunch".split())
 # an amount is one sum ("ten euros is less than I expected", "two hours is enough"); a count of the
@@ -101,6 +106,8 @@ def subject_number(doc: Any, start: int, end: int) -> str | None:
                 return EITHER if f"{child.lower_}/{joined[0].lower_}" in ONE_THING_PAIRS else "plural"
             if child.lower_ in AMOUNT_UNITS and any(c.dep_ == "nummod" for c in child.children):
                 return EITHER
+            if child.lower_ in PEOPLE_ADJECTIVES and any(c.lower_ == "the" for c in child.children):
+                return "plural"
             child = _counted(child)
             if child.lower_ in COLLECTIVES:
                 return EITHER

@@ -18,7 +18,10 @@ from corrige.tutor.edits import Edit, Token
 
 SUBJECT_DETERMINERS = frozenset("the my your his her our their this that".split())
 # nouns that name a group or take either number ("the police don't", "my family don't")
-EITHER_NOUNS = frozenset("police family team staff government people class group couple crew audience".split())
+EITHER_NOUNS = frozenset(
+    """police family team staff government people class group couple crew audience band choir orchestra
+    company school club committee council crowd jury union firm""".split()
+)
 RELATIVES = frozenset("who which that".split())
 # what a gerund's object may open with before the verb ("Playing the guitar", "Doing sport")
 GERUND_OBJECT_STARTS = frozenset("the a an my your some".split())
@@ -126,6 +129,12 @@ def there_is_not(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
             yield shared.replace_tokens(tokens, i + 1, i + 3, f"{plural} no", "there_is_plural", text)
         elif _singular_noun(noun) and shared.word_after(words, i + 4) in shared.ENDS_A_PHRASE | {"in", "for", "to"}:
             yield shared.replace_tokens(tokens, i + 2, i + 3, "no", "determiner", text)
+        elif noun in ("hot", "cold", "running", "fresh") and shared.word_after(words, i + 4) in (
+            "water",
+            "food",
+            "air",
+        ):
+            yield shared.replace_tokens(tokens, i + 2, i + 3, "no", "determiner", text)  # there is not hot water
 
 
 ADVERBS_BEFORE_A_VERB = frozenset("also always often usually never still only really sometimes".split())

@@ -90,6 +90,7 @@ LABEL_VARIANTS: dict[str, str] = {
     "superlativo": "comparative",
     "cuantificador": "noun_number",
     "adverbio en -ly": "word_confusion",  # slept bad → badly: the adjective for its adverb
+    "determinante": "determiner",  # the → your, most of teenagers → most teenagers: no article involved
 }
 
 

@@ -117,14 +117,28 @@ def _label(e: Edit) -> str:
     """The category's label, or a more exact one its category teaches as well: "superlativo" for
     a comparative edit that writes a superlative (most nice → nicest), "cuantificador" for a
     quantity word that changes with the noun's number (much → many), "adverbio en -ly" for an
-    adjective made its adverb (bad → badly)."""
+    adjective made its adverb (bad → badly), "determinante" for a determiner that is no article."""
     if e.category == "comparative" and _is_superlative(e.replacement):
         return "superlativo"
     if e.category == "noun_number" and {e.original.lower(), e.replacement.lower()} <= QUANTIFIERS:
         return "cuantificador"  # much → many: the word that counts changes, not the noun
+    if e.category == "determiner" and _no_article_in(e):
+        return "determinante"  # the → your, of teenagers → teenagers: a possessive, a quantity's "of"
     if e.category == "word_confusion" and _is_adverb_of(e.original.lower(), e.replacement.lower()):
         return "adverbio en -ly"  # slept very bad → badly: the adjective made its adverb
     return LABELS[e.category]
+
+
+ARTICLE_WORDS = frozenset("a an the".split())
+OTHER_DETERMINERS = frozenset("my your his her its our their this that these those some any every each no".split())
+
+
+def _no_article_in(e: Edit) -> bool:
+    """An edit of a determiner that is no article: none on either side, or one put in place of one
+    (the → your)."""
+    old, new = set(e.original.lower().split()), set(e.replacement.lower().split())
+    added = new - old
+    return not (old | new) & ARTICLE_WORDS or (bool(added & OTHER_DETERMINERS) and not added & ARTICLE_WORDS)
 
 
 def _is_adverb_of(old: str, new: str) -> bool:

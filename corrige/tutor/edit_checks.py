@@ -273,6 +273,80 @@ def quiet_made_quite(sentence: str, e: Edit) -> bool:
     return after[0] in FUNCTION_WORDS or not {"ADJ", "ADV"} & set(getAllLemmas(after[0]))
 
 
+# nouns that take no plural verb after "there is" ("there is music", "there is not hot water")
+MASS_NOUNS = frozenset(
+    """music water food information traffic noise time money space room work fun furniture equipment
+    rain snow wind sun light electricity internet wifi parking accommodation weather news""".split()
+)
+
+
+def there_are_before_a_mass_noun(sentence: str, e: Edit) -> bool:
+    """ "there is music in all the streets" → "there are music": after "there", the verb agrees
+    with what follows it, and a mass noun (or "a" anything) is one."""
+    old, new = e.original.lower(), e.replacement.lower()
+    if (old, new) not in (("is", "are"), ("was", "were"), ("isn't", "aren't"), ("wasn't", "weren't")):
+        return False
+    if _words(sentence[: e.start])[-1:] != ["there"]:
+        return False
+    after = [
+        w
+        for w in _words(sentence[e.end :])[:4]
+        if w not in ("not", "no", "any", "some", "much", "hot", "cold", "enough")
+    ]
+    return bool(after) and (after[0] in ("a", "an", "one") or after[0] in MASS_NOUNS)
+
+
+NATIONALITIES = frozenset(
+    """scottish welsh english irish british spanish french german italian american canadian mexican
+    portuguese chinese japanese dutch swiss swedish greek polish russian argentinian colombian""".split()
+)
+
+
+def article_dropped_before_a_modifier(sentence: str, e: Edit) -> bool:
+    """ "a children's hospital" → "children's hospital", "a Scottish man" → "Scottish man": the
+    "a" goes with the singular noun after the possessive or the nationality, which stays."""
+    old, new = _words(e.original), _words(e.replacement)
+    if len(old) != len(new) + 1 or old[0] not in ("a", "an") or old[1:] != new or not new:
+        return False
+    first = e.replacement.split()[0]
+    modifier = first.endswith(("'s", "’s")) or new[0] in NATIONALITIES
+    after = (new[1:] + _words(sentence[e.end :]))[:1]
+    return modifier and bool(after) and "NOUN" in getAllLemmas(after[0]) and not after[0].endswith("s")
+
+
+def more_bad_before_a_noun(sentence: str, e: Edit) -> bool:
+    """ "We have more bad news" → "worse news": "more" counts the noun there (más malas noticias),
+    it is no comparative of the adjective."""
+    if _words(e.original) not in (["more", "bad"], ["more", "good"]):
+        return False
+    after = _words(sentence[e.end :])[:1]
+    return bool(after) and "NOUN" in getAllLemmas(after[0]) and "ADJ" not in getAllLemmas(after[0])
+
+
+def degree_of_a_compound(sentence: str, e: Edit) -> bool:
+    """ "the most good-natured person" → "best-natured": the degree goes with the whole compound."""
+    return e.category == "comparative" and sentence[e.end : e.end + 1] == "-"
+
+
+def every_changed(sentence: str, e: Edit) -> bool:
+    """ "I go to the gym every Monday" → "this Monday": "every" says a habit; another determiner
+    there changes what the learner meant."""
+    return _words(e.original)[:1] == ["every"] and _words(e.replacement)[:1] in (["this"], ["that"], ["the"], ["next"])
+
+
+def generic_the_dropped_before_a_compound(sentence: str, e: Edit) -> bool:
+    """ "The life insurance policy" → "Life insurance policy", "The love letters were found" →
+    "Love letters": the noun after is the head, a specific one, and keeps its "the"."""
+    old, new = _words(e.original), _words(e.replacement)
+    if len(old) != 2 or old[0] != "the" or new != old[1:]:
+        return False
+    after = _words(sentence[e.end :])[:1]
+    if not after:
+        return False
+    lemmas = getAllLemmas(after[0])
+    return "NOUN" in lemmas and not {"VERB", "ADP", "ADJ"} & set(lemmas) or after[0] in ("letters", "figures", "story")
+
+
 CHECKS = (
     too_made_to,
     date_preposition_changed,
@@ -293,6 +367,12 @@ CHECKS = (
     verb_against_the_pronoun_after,
     verb_number_after_one_of,
     quiet_made_quite,
+    there_are_before_a_mass_noun,
+    article_dropped_before_a_modifier,
+    more_bad_before_a_noun,
+    degree_of_a_compound,
+    every_changed,
+    generic_the_dropped_before_a_compound,
 )
 
 

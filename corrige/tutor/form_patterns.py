@@ -168,7 +168,28 @@ def prefer_to(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[
                 break
 
 
+DEGREE_WORDS = frozenset("very really so quite extremely too".split())
+
+
+def adjective_before_its_noun(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """It was a film very interesting → a very interesting film; He is a person very intelligent →
+    a very intelligent person: an adjective with its degree word goes before the noun (after "is a
+    …", where nothing else can read it: "I found the city very interesting" is right)."""
+    for i in range(1, len(words) - 3):
+        if words[i - 1] not in ("is", "was", "'s") or words[i] not in ("a", "an") or words[i + 2] not in DEGREE_WORDS:
+            continue
+        noun, adjective = words[i + 1], words[i + 3]
+        if "NOUN" not in getAllLemmas(noun) or "ADJ" in getAllLemmas(noun) or "ADJ" not in getAllLemmas(adjective):
+            continue
+        if "NOUN" in getAllLemmas(adjective) or shared.word_after(words, i + 4) not in shared.ENDS_A_PHRASE:
+            continue
+        article = "an" if words[i + 2][0] in "aeiou" else "a"
+        phrase = f"{article} {words[i + 2]} {tokens[i + 3].text} {tokens[i + 1].text}"
+        yield shared.replace_tokens(tokens, i, i + 4, phrase, "adjective_order", text)
+
+
 FORM_RULES = (
+    adjective_before_its_noun,
     prefer_to,
     year_with_in,
     has_without_subject,

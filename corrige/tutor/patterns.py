@@ -135,6 +135,7 @@ GENERIC_PAIRS = frozenset(
     """public/transport young/people fast/food social/networks free/time
     modern/technology pop/music rock/music classical/music""".split()
 )
+VERBS_AFTER_A_HEAD = frozenset("is are was were has have".split())
 # what says a general pair is meant in general after it ("for the young people", "I like the pop music")
 GENERIC_TAKERS = frozenset("for among about".split())
 LIKE_VERBS = frozenset("like likes liked love loves loved hate hates prefer prefers enjoy enjoys".split())
@@ -282,7 +283,7 @@ def comparatives(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
             yield replace_tokens(tokens, i, i + 2, getInflection(words[i + 1], "JJS")[0], "comparative", text)
         elif words[i + 1] in IRREGULAR_DEGREES and (
             (words[i] == "more" and word_after(words, i + 2) in AFTER_ADJECTIVE)
-            or (words[i] == "most" and i > 0 and words[i - 1] == "the")
+            or (words[i] == "most" and i > 0 and words[i - 1] == "the" and word_after(words, i + 2) != "-")
         ):
             # "more good in spring" → "better", "the most bad" → "worst" (not "more good news")
             degree = IRREGULAR_DEGREES[words[i + 1]][words[i] == "most"]
@@ -554,7 +555,14 @@ def generic_the(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
     for k in range(len(words) - 2):
         # at the start of the sentence or of a clause: "For him, the education is the key"
         opens = k == 0 or words[k - 1] in GENERIC_CLAUSE_STARTS
-        if opens and words[k] == "the" and words[k + 1] in ABSTRACT_NOUNS and _says_something(words[k + 2]):
+        compound = word_after(words, k + 3) in VERBS_AFTER_A_HEAD  # "The love letters were": letters is the noun
+        if (
+            opens
+            and words[k] == "the"
+            and words[k + 1] in ABSTRACT_NOUNS
+            and _says_something(words[k + 2])
+            and not compound
+        ):
             noun = tokens[k + 1].text.capitalize() if k == 0 else tokens[k + 1].text
             yield replace_tokens(tokens, k, k + 2, noun, "generic_the", text)
             return

@@ -233,6 +233,10 @@ CHANGES_BY = frozenset(
 )
 
 
+# things named by what they are for: "a tool for learning", "a machine for making coffee"
+WHAT_IS_FOR = frozenset("tool tools machine machines app apps device devices method methods equipment".split())
+
+
 def purpose_bare_verb(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """I came for learn English → to learn: "for" before a verb that is nothing else (not "for help"),
     not where "for" takes an -ing ("thank you for come" → "for coming", another fix)."""
@@ -251,6 +255,10 @@ def purpose_bare_verb(tokens: Sequence[Token], words: list[str], text: str) -> I
         if set(lemmas) <= {"VERB", "AUX"} or object_after or words[i + 1] in VERBS_AFTER_FOR:
             # after an adjective it is no purpose: excited for meet you → excited to meet you
             feeling = i > 0 and "ADJ" in getAllLemmas(words[i - 1]) and words[i - 1].endswith(("ed", "y"))
+            gerund = getInflection(words[i + 1], "VBG") if i > 0 and words[i - 1] in WHAT_IS_FOR else ()
+            if gerund:  # a useful tool for learn → for learning: what a thing is for
+                yield shared.replace_tokens(tokens, i + 1, i + 2, gerund[0], "verb_form", text)
+                continue
             yield shared.replace_tokens(tokens, i, i + 1, "to", "verb_form" if feeling else "purpose_for", text)
 
 

@@ -232,12 +232,18 @@ RELATIVE_SUBJECTS = frozenset("who which that".split())
 PERFECT_ADVERBS = frozenset("not never already just always ever".split())
 
 
+# what follows a noun that is the subject's head, not a verb ("service has", "transport is")
+NOUN_HEAD_FOLLOWERS = frozenset("has have is are was were will can could would should must".split())
+
+
 def _other_subject(tokens: Sequence[Token], words: list[str], i: int) -> bool:
     """Whether `words[i]` is a subject other than a pronoun before its present verb: a relative
     (who, which), a noun, or a name; the verb a present that agrees with it."""
     word, verb = words[i], word_after(words, i + 1)
     if not (verb in ("is", "are") or is_third_person_form(verb) or is_base_verb(verb)):
         return False
+    if word_after(words, i + 2) in NOUN_HEAD_FOLLOWERS:
+        return False  # "The bus service has been", "public transport has improved": a noun, then its verb
     if word in RELATIVE_SUBJECTS:
         return True
     lemmas = getAllLemmas(word)
@@ -285,6 +291,8 @@ def present_since(tokens: Sequence[Token], words: list[str], text: str) -> Itera
             continue
         if subject not in PERFECT_AUXILIARY and _other_subject(tokens, words, i):
             # who lives in London since → who has lived, the metro is stopped since → has been stopped
+            if NOUN_HEAD_FOLLOWERS & set(words[i + 2 : k]):
+                continue  # another verb before "since": "public transport in Valencia has improved"
             subject = "he" if verb == "is" or is_third_person_form(verb) else "they"
         if subject not in PERFECT_AUXILIARY or (i > 0 and words[i - 1] in ("do", "does", "did")):
             continue

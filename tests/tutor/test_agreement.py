@@ -46,6 +46,8 @@ def test_the_number_an_edit_gives_the_verb(original, replacement, number):
         ("Ten euros is less than I expected.", "is", "are"),  # an amount: one sum
         ("Fish and chips is a typical British dish.", "is", "are"),  # one dish
         ("The number of cars on the roads is growing.", "is", "are"),  # the number itself
+        ("The poor were the worst affected.", "were", "was"),  # the poor: people, plural
+        ("The crowd were singing.", "were", "was"),  # a group: either
     ],
 )
 def test_an_edit_against_the_subject_is_dropped(sentence, original, replacement):

@@ -28,6 +28,9 @@ def fixed(sentence: str) -> str:
         ("There was not enough seats.", "There were not enough seats.", "there_is_plural"),
         ("We left because there is not jobs.", "We left because there are no jobs.", "there_is_plural"),
         ("There is not cinema in my town.", "There is no cinema in my town.", "determiner"),
+        ("There is not hot water sometimes.", "There is no hot water sometimes.", "determiner"),
+        ("Our hotel was very far of the centre.", "Our hotel was very far from the centre.", "preposition"),
+        ("Phones can be a useful tool for learn.", "Phones can be a useful tool for learning.", "verb_form"),
         # forms
         ("She was born on 1907 in Coyoacán.", "She was born in 1907 in Coyoacán.", "preposition"),
         ("Has a beautiful square with many bars.", "It has a beautiful square with many bars.", "missing_subject"),
@@ -77,6 +80,16 @@ def fixed(sentence: str) -> str:
         ("For me is difficult to understand films.", "For me it is difficult to understand films.", "missing_subject"),
         ("We did a lot of games.", "We played a lot of games.", "collocation"),
         ("I would like to can travel more.", "I would like to be able to travel more.", "verb_form"),
+        (
+            "Other thing that I didn't like was the food.",
+            "Another thing that I didn't like was the food.",
+            "determiner",
+        ),
+        ("I can speak English quite good.", "I can speak English quite well.", "word_confusion"),
+        ("I have a dog which name is Toby.", "I have a dog whose name is Toby.", "pronoun"),
+        ("We saw a film of terror.", "We saw a horror film.", "calque"),
+        ("It was a film very interesting.", "It was a very interesting film.", "adjective_order"),
+        ("It was a day extremely hot.", "It was an extremely hot day.", "adjective_order"),
     ],
 )
 def test_the_error_is_fixed_with_its_category(sentence, expected, category):
@@ -88,6 +101,13 @@ def test_the_error_is_fixed_with_its_category(sentence, expected, category):
     "sentence",
     [
         "The police don't know yet.",  # a group
+        "The band don't play their old songs.",
+        "The company don't pay overtime.",
+        "The bus service has been excellent since last summer.",  # a noun, not a verb, before "has"
+        "The public transport in Valencia has improved a lot since 2015.",
+        "The love letters were found in an old box.",
+        "We have more bad news.",
+        "She is the most good-natured person I know.",
         "My friends don't like it.",
         "Walking dogs make noise.",  # a plural after the -ing
         "One of the people who live here is ill.",  # a plural before the relative
@@ -118,6 +138,9 @@ def test_the_error_is_fixed_with_its_category(sentence, expected, category):
         "I sat in the chair.",
         "The money was gone.",
         "Ten euros was missing.",
+        "The other thing is important.",
+        "I found the city very interesting.",  # the object and what it is found to be
+        "She speaks good English.",
     ],
 )
 def test_the_correct_reading_is_left_alone(sentence):

@@ -156,6 +156,13 @@ def test_repair_keeps_only_the_explained_edits_with_their_own_words():
         ("much", "many", "noun_number", "cuantificador"),
         ("less", "fewer", "noun_number", "cuantificador"),
         ("child", "children", "noun_number", "número del sustantivo"),
+        ("bad", "badly", "word_confusion", "adverbio en -ly"),
+        ("very easy", "very easily", "word_confusion", "adverbio en -ly"),
+        ("then", "than", "word_confusion", "palabra confundida"),
+        ("the", "your", "determiner", "determinante"),  # a possessive for the article
+        ("of teenagers", "teenagers", "determiner", "determinante"),
+        ("the Spain", "Spain", "determiner", "artículo"),
+        ("a", "the", "determiner", "artículo"),
     ],
 )
 def test_a_gloss_names_what_the_edit_is_and_reads_back_as_its_category(original, replacement, category, label):

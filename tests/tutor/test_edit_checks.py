@@ -46,6 +46,15 @@ def edit(sentence: str, original: str, replacement: str, category: str) -> Edit:
         ("One of my friends lives in London.", "lives", "live", "agreement"),  # one lives
         ("We request that all guests be quiet after midnight.", "quiet", "quite", "word_confusion"),
         ("The street is quiet.", "quiet", "quite", "word_confusion"),
+        ("There is music in all the streets.", "is", "are", "there_is_plural"),  # a mass noun after it
+        ("There is not hot water.", "is", "are", "agreement"),
+        ("There was a lot of noise.", "was", "were", "there_is_plural"),
+        ("I worked in a children's hospital.", "a children's", "children's", "determiner"),
+        ("I'm married to a Scottish man.", "a Scottish", "Scottish", "determiner"),
+        ("We have more bad news.", "more bad", "worse", "comparative"),  # "more" counts the news
+        ("She is the most good-natured person.", "most good", "best", "comparative"),
+        ("I go to the gym every Monday.", "every", "this", "determiner"),
+        ("The life insurance policy covers accidents.", "The life", "Life", "generic_the"),
         ("I need an X-ray of my arm.", "an", "a", "a_an"),  # "eks": a vowel sound
         ("She has an 11-year-old daughter.", "an", "a", "a_an"),
     ],
@@ -89,6 +98,11 @@ def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replaceme
         ("One of the people who lives here is ill.", "lives", "live", "agreement"),  # a relative clause
         ("It was quiet good.", "quiet", "quite", "word_confusion"),
         ("It was quiet a long trip.", "quiet", "quite", "word_confusion"),
+        ("There is many cats.", "is", "are", "there_is_plural"),
+        ("There was two problems.", "was", "were", "there_is_plural"),
+        ("My brother is more bad than me.", "more bad", "worse", "comparative"),
+        ("The life is hard.", "The life", "Life", "generic_the"),
+        ("The life in the city is hard.", "The life", "Life", "generic_the"),
     ],
 )
 def test_an_edit_the_sentence_allows_is_kept(sentence, original, replacement, category):

@@ -127,3 +127,14 @@ sentences = st.lists(st.tuples(vocab, st.booleans()), min_size=1, max_size=8).ma
 @given(sentences, sentences)
 def test_diff_round_trip(source, corrected):
     _check(source, corrected)
+
+
+def test_a_known_word_is_not_spelt_as_another():
+    """The model's "apps → apples" under "ortografía": the speller knows "apps", so the edit goes."""
+    from corrige.tutor.agent import Correction, _without_wrong_edits
+
+    sentence = "There are many apps for that."
+    e = Edit(15, 19, "apps", "apples", "spelling")
+    c = Correction(sentence, "There are many apples for that.", "ortografía: apps → apples", [e])
+    assert _without_wrong_edits(c, frozenset({"apps"})).abstained
+    assert _without_wrong_edits(c, frozenset()).edits == [e]  # a word it does not know may be misspelt
