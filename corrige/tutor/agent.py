@@ -18,7 +18,7 @@ import difflib
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from dataclasses import fields as dataclass_fields
 from pathlib import Path
@@ -252,9 +252,9 @@ class TutorFront:
         (`spelling.py`) and fixed learner patterns (`patterns.py`)."""
         correction = self._read_spelled_answer(sentence, token_ids, logprobs, prompt_tokens)
         if correction.edits:  # the model's edits the sentence shows to be wrong (`edit_checks.py`)
-            correction = _without_wrong_edits(
-                correction, self.speller.known if self.speller is not None else frozenset()
-            )
+            common = self.speller.is_common if self.speller is not None else None
+            spelled = self.speller.fixes(correction.sentence) if self.speller is not None else []
+            correction = _without_wrong_edits(correction, common, spelled)
         unsure = correction.abstained  # the model wanted a change it was not sure of
         if self.speller is not None or self.config.patterns or self.rescorer is not None:
             correction = self._add_fixes(correction)
@@ -427,10 +427,10 @@ def _with_edits(c: Correction, kept: list[Edit], reason: str) -> Correction:
     return replace(c, corrected=apply_edits(c.sentence, kept), gloss=explain(kept), edits=kept)
 
 
-def _respells_a_known_word(e: Edit, known: frozenset[str]) -> bool:
-    """A spelling edit of one word the speller knows into another ("apps" → "apples")."""
+def _respells_a_common_word(e: Edit, common: Callable[[str], bool]) -> bool:
+    """A spelling edit of one common word into another ("apps" → "apples")."""
     old, new = e.original.lower(), e.replacement.lower()
-    return e.category == "spelling" and old.isalpha() and " " not in new and old != new and old in known
+    return e.category == "spelling" and old.isalpha() and " " not in new and old != new and common(old)
 
 
 def _agree_with_subject(c: Correction) -> Correction:
@@ -442,13 +442,21 @@ def _agree_with_subject(c: Correction) -> Correction:
     return _with_edits(c, [e for e in c.edits if e not in wrong], "agreement")
 
 
-def _without_wrong_edits(c: Correction, known: frozenset[str] = frozenset()) -> Correction:
+def _without_wrong_edits(
+    c: Correction, common: Callable[[str], bool] | None = None, spelled: Sequence[Edit] = ()
+) -> Correction:
     """`c` without the edits its own sentence shows to be wrong (`edit_checks.against_the_sentence`:
     *too many → to many*, *on the 15th → in*, *My grandparents moved → grandparent*...), nor a
-    word the speller knows "spelt" as another (*apps → apples*); with none left, an abstention, as
-    for agreement."""
+    common word the model "spelt" as another (*apps → apples*; the speller's own fixes of `spelled`
+    stand); with none left, an abstention, as for agreement."""
     wrong = edit_checks.against_the_sentence(c.sentence, c.edits)
-    wrong += [e for e in c.edits if e not in wrong and _respells_a_known_word(e, known)]
+    if common is not None:  # the model's own spelling edits; the speller's ("dont → don't") stand
+        speller = {(s.start, s.end, s.replacement) for s in spelled}
+        wrong += [
+            e
+            for e in c.edits
+            if e not in wrong and (e.start, e.end, e.replacement) not in speller and _respells_a_common_word(e, common)
+        ]
     if not wrong:
         return c
     return _with_edits(c, [e for e in c.edits if e not in wrong], "against_the_sentence")

@@ -119,6 +119,13 @@ def there_is_not(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
     """There is not cinema → there is no cinema; there is not jobs → there are no jobs; there was
     not enough seats → there were: "not" wants a determiner after it, "no" does not."""
     for i in range(len(words) - 3):
+        if words[i] == "there" and words[i + 1] in ("isn't", "wasn't") and words[i + 2] in ("any", "many", "enough"):
+            k = i + 4 if "ADJ" in getAllLemmas(words[i + 3]) else i + 3  # there isn't many healthy options
+            noun = shared.word_after(words, k)
+            if shared.is_plural_noun(noun) and noun != "people":  # there isn't any shops
+                plural = "aren't" if words[i + 1] == "isn't" else "weren't"
+                yield shared.replace_tokens(tokens, i + 1, i + 2, plural, "there_is_plural", text)
+            continue
         if words[i] != "there" or words[i + 1] not in ("is", "was") or words[i + 2] != "not":
             continue
         noun = words[i + 3]

@@ -188,7 +188,63 @@ def adjective_before_its_noun(tokens: Sequence[Token], words: list[str], text: s
         yield shared.replace_tokens(tokens, i, i + 4, phrase, "adjective_order", text)
 
 
+def in_the_world(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """the best chocolate cake of the world → in the world ("del mundo"): a superlative's range is
+    a place, said with "in"."""
+    for i in range(2, len(words) - 2):
+        if words[i : i + 3] != ["of", "the", "world"] or shared.word_after(words, i + 3) not in shared.ENDS_A_PHRASE:
+            continue
+        if any(_superlative(w) for w in words[max(0, i - 5) : i]):
+            yield shared.replace_tokens(tokens, i, i + 1, "in", "preposition", text)
+
+
+@lru_cache(maxsize=4096)
+def _superlative(word: str) -> bool:
+    if word in ("best", "worst", "most", "biggest", "largest", "oldest", "tallest", "highest", "longest"):
+        return True
+    return word.endswith("est") and any(word in getInflection(a, "JJS") for a in getAllLemmas(word).get("ADJ", ()))
+
+
+THERE_PLACE_STARTS = frozenset("my our the this your his her".split())
+# what a "there is" opens with after a place ("In my town is a big festival")
+THERE_OBJECTS = frozenset("a an many some lots two three four five several".split())
+
+
+def there_after_a_place(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """In my town is a big festival every summer → In my town there is ("En mi pueblo hay"): a place
+    opens the sentence, then "is a" with no subject."""
+    if len(words) < 6 or words[0] != "in" or words[1] not in THERE_PLACE_STARTS:
+        return
+    for k in (3, 4):  # "In my town is", "In my home town is"
+        if words[k] in ("is", "are", "was", "were") and shared.word_after(words, k + 1) in THERE_OBJECTS:
+            if "NOUN" in getAllLemmas(words[k - 1]):
+                yield shared.replace_tokens(tokens, k, k + 1, f"there {words[k]}", "missing_subject", text)
+            return
+
+
+# what ends a comparison's second clause ("more stressed that I am now")
+AFTER_A_COMPARED_CLAUSE = frozenset(". , ! ? now today before usually normally".split())
+
+
+def than_after_a_comparative(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I would be more stressed that I am now → than I am: "that" after a comparative, before a
+    subject and its auxiliary alone, is the comparison's "than"."""
+    for i in range(2, len(words) - 3):
+        if words[i] != "that" or words[i + 1] not in QUESTION_SUBJECTS:
+            continue
+        if words[i + 2] not in ("am", "is", "are", "was", "were", "do", "does", "did", "can", "could", "have", "had"):
+            continue
+        if shared.word_after(words, i + 3) not in AFTER_A_COMPARED_CLAUSE:
+            continue
+        compared = words[i - 1] if words[i - 2] == "more" else words[i - 1]
+        if words[i - 2] == "more" or (_comparative(compared) and compared not in ("more", "less")):
+            yield shared.replace_tokens(tokens, i, i + 1, "than", "comparative", text)
+
+
 FORM_RULES = (
+    in_the_world,
+    there_after_a_place,
+    than_after_a_comparative,
     adjective_before_its_noun,
     prefer_to,
     year_with_in,

@@ -420,7 +420,13 @@ def missing_subject(tokens: Sequence[Token], words: list[str], text: str) -> Ite
     it is; if is possible → if it is: a clause needs its subject, which Spanish leaves out ("creo que
     es necesario")."""
     question = text.rstrip().endswith("?")
-    if words[:1] in (["is"], ["was"]) and not question and (_says_how_it_is(words, 1, opening=True) or _ranks(words)):
+    # "Is very exciting and very noisy.": a statement (its full stop says so) that judges
+    statement = text.rstrip().endswith((".", "!")) and _degree_and_adjective(words, 1)
+    if (
+        words[:1] in (["is"], ["was"])
+        and not question
+        and (_says_how_it_is(words, 1, opening=True) or _ranks(words) or statement)
+    ):
         # "Is a problem with the heating": something somewhere is "there is" ("hay"); "Is a good
         # idea" says how it is
         # ("Is a beautiful town with narrow streets" describes: "It is")
@@ -496,6 +502,12 @@ def _says_how_it_is(words: list[str], k: int, opening: bool = False) -> bool:
     word = word_after(words, k)
     judging = word_after(words, k + 1) in ("to", "that", "for") and _plain_adjective(word)
     return word in WEATHER or word in JUDGEMENTS or judging or (opening and word in ("a", "an"))
+
+
+def _degree_and_adjective(words: list[str], k: int) -> bool:
+    """A degree word and an adjective from `k` (very exciting, so beautiful): no noun reads there."""
+    j = _past_degree_words(words, k)
+    return j > k and "ADJ" in getAllLemmas(word_after(words, j)) and "NOUN" not in getAllLemmas(word_after(words, j))
 
 
 def _an_adjective_at(words: list[str], k: int) -> bool:

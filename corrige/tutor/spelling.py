@@ -241,6 +241,11 @@ class Speller:
         self.config = config or SpellerConfig()
         self._built: dict[str, list[str]] | None = None
 
+    def is_common(self, word: str) -> bool:
+        """A word the speller knows and has seen often enough to trust as written ("apps", not
+        "ther", which old novels hold a few times)."""
+        return word in self.known and word not in self._rare
+
     @property
     def _index(self) -> dict[str, list[str]]:
         """Each word and its one-letter deletions → the words they come from; built on first use

@@ -31,6 +31,28 @@ def fixed(sentence: str) -> str:
         ("There is not hot water sometimes.", "There is no hot water sometimes.", "determiner"),
         ("Our hotel was very far of the centre.", "Our hotel was very far from the centre.", "preposition"),
         ("Phones can be a useful tool for learn.", "Phones can be a useful tool for learning.", "verb_form"),
+        ("She makes the best cake of the world.", "She makes the best cake in the world.", "preposition"),
+        (
+            "In my town is a big festival every summer.",
+            "In my town there is a big festival every summer.",
+            "missing_subject",
+        ),
+        ("I would be more stressed that I am now.", "I would be more stressed than I am now.", "comparative"),
+        ("There isn't any shops or bars.", "There aren't any shops or bars.", "there_is_plural"),
+        ("There isn't many healthy options.", "There aren't many healthy options.", "there_is_plural"),
+        ("Is very exciting and very noisy.", "It is very exciting and very noisy.", "missing_subject"),
+        ("In the last day there are fireworks.", "On the last day there are fireworks.", "preposition"),
+        ("We called to the police.", "We called the police.", "preposition"),
+        ("I give it eight of ten.", "I give it eight out of ten.", "preposition"),
+        ("Me and my friends dressed up.", "My friends and I dressed up.", "pronoun"),
+        ("She was my new teacher of English.", "She was my new English teacher.", "word_order"),
+        ("We stayed in a village in the coast.", "We stayed in a village on the coast.", "preposition"),
+        ("The village has five hundreds inhabitants.", "The village has five hundred inhabitants.", "noun_number"),
+        ("They play games instead of pay attention.", "They play games instead of paying attention.", "verb_form"),
+        ("I was going to move to other country.", "I was going to move to another country.", "determiner"),
+        ("I like to lay on my bed.", "I like to lie on my bed.", "word_confusion"),
+        ("I was in a school trip to Rome.", "I was on a school trip to Rome.", "preposition"),
+        ("Adults spend also a lot of time online.", "Adults also spend a lot of time online.", "adverb_position"),
         # forms
         ("She was born on 1907 in Coyoacán.", "She was born in 1907 in Coyoacán.", "preposition"),
         ("Has a beautiful square with many bars.", "It has a beautiful square with many bars.", "missing_subject"),
@@ -141,6 +163,16 @@ def test_the_error_is_fixed_with_its_category(sentence, expected, category):
         "The other thing is important.",
         "I found the city very interesting.",  # the object and what it is found to be
         "She speaks good English.",
+        "It is the capital of the world.",  # no superlative before it
+        "It is more important that you are happy.",  # "that" opens what is important
+        "I know that I am right.",
+        "There isn't much time.",
+        "Is very exciting?",  # a question
+        "She went with me and my friends.",  # an object
+        "I heard hundreds of people.",
+        "The things we like also include music.",
+        "I lay on the bed all afternoon.",  # the past of "lie"
+        "The news is in the papers.",
     ],
 )
 def test_the_correct_reading_is_left_alone(sentence):

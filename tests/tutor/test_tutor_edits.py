@@ -136,5 +136,5 @@ def test_a_known_word_is_not_spelt_as_another():
     sentence = "There are many apps for that."
     e = Edit(15, 19, "apps", "apples", "spelling")
     c = Correction(sentence, "There are many apples for that.", "ortografía: apps → apples", [e])
-    assert _without_wrong_edits(c, frozenset({"apps"})).abstained
-    assert _without_wrong_edits(c, frozenset()).edits == [e]  # a word it does not know may be misspelt
+    assert _without_wrong_edits(c, {"apps"}.__contains__).abstained
+    assert _without_wrong_edits(c, set().__contains__).edits == [e]  # a rare word may be a misspelling
