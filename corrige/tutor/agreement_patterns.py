@@ -165,7 +165,24 @@ def plural_subject_adverb_verb(tokens: Sequence[Token], words: list[str], text: 
             yield shared.replace_tokens(tokens, i + 2, i + 3, SINGULAR_TO_PLURAL_VERB[words[i + 2]], category, text)
 
 
+# verbs an "each/every + noun" subject does that `THIRD_PERSON_VERBS` leaves out
+EACH_VERBS = {"consist": "consists", "include": "includes", "cost": "costs", "last": "lasts", "contain": "contains"}
+
+
+def each_one_verb(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """Each lesson consist of a video → consists; Every student have a locker → has: "each" and
+    "every" name one."""
+    for i in range(len(words) - 2):
+        if words[i] not in ("each", "every") or not _singular_noun(words[i + 1]) or (i and words[i - 1] != ","):
+            continue
+        verb = words[i + 2]
+        third = EACH_VERBS.get(verb) or shared.third_person_of(verb) or ("has" if verb == "have" else None)
+        if third:
+            yield shared.replace_tokens(tokens, i + 2, i + 3, third, "third_person", text)
+
+
 AGREEMENT_RULES = (
+    each_one_verb,
     plural_subject_adverb_verb,
     singular_subject_dont,
     activity_subject,

@@ -234,6 +234,7 @@ def _name_verb_phrase(a: list[str], b: list[str]) -> str | None:
     return "verb_form" if "to" in set(a) ^ set(b) else "verb_tense"
 
 
+IRREGULAR_PLURALS = frozenset("children people men women teeth feet mice geese".split())
 DO_FORMS = frozenset("do does did don't doesn't didn't".split())
 # what may stand between "does" and its verb: "doesn't likes", "does she plays", "does not like"
 BETWEEN_DO_AND_VERB = frozenset(f"not {SUBJECT_PRONOUNS}".split())
@@ -262,7 +263,8 @@ def name_in_context(sentence: str, e: Edit) -> str | None:
       card says so), not a plural subject's agreement;
     * *The people there was → were* is "people is plural", not *there was/were* (that "there" is
       a place: allí);
-    * *others people → other* is an adjective that takes no plural, not a noun's number.
+    * *others people → other* is an adjective that takes no plural, not a noun's number;
+    * *childrens → children* is a plural made twice, not a spelling slip.
     """
     before = [w.lower() for w in _WORDS.findall(sentence[: e.start])]
     old, new = e.original.lower(), e.replacement.lower()
@@ -276,4 +278,6 @@ def name_in_context(sentence: str, e: Edit) -> str | None:
         return "people_plural" if before[-2] == "people" else "agreement"
     if e.category == "noun_number" and old == "others" and new == "other":
         return "adjective_plural"
+    if e.category == "spelling" and new in IRREGULAR_PLURALS and old == new + "s":
+        return "noun_number"  # childrens → children: a plural made twice, not a slip of the pen
     return None

@@ -241,7 +241,54 @@ def than_after_a_comparative(tokens: Sequence[Token], words: list[str], text: st
             yield shared.replace_tokens(tokens, i, i + 1, "than", "comparative", text)
 
 
+# what a question asks of "it" ("Is necessary to have…?" → "Is it necessary to…?")
+IT_JUDGEMENTS = frozenset("necessary possible important true easy difficult safe normal expensive ok okay".split())
+GOOD_AT = frozenset("good bad better worse".split())
+# -ing words after "good" that are no skill ("good looking", "good being here")
+NOT_A_SKILL = frozenset("looking being having feeling".split())
+
+
+def question_it(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """Is necessary to have a B2 certificate? → Is it necessary…?: the question keeps "it" after
+    its verb (a statement's "Is necessary to…" is `patterns.missing_subject`'s)."""
+    if text.rstrip().endswith("?") and words[:1] in (["is"], ["was"]) and len(words) > 3:
+        if words[1] in IT_JUDGEMENTS and words[2] in ("to", "that"):
+            yield shared.replace_tokens(tokens, 0, 1, f"{tokens[0].text} it", "missing_subject", text)
+
+
+def good_at_doing(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I am very good making presentations → good at making: a skill after "good" takes "at"."""
+    for i in range(1, len(words) - 1):
+        if words[i] not in GOOD_AT:
+            continue
+        # "I am (very) good making": after "be", not "a very good understanding"
+        degree = words[i - 1] in ("very", "really", "quite", "so", "pretty")
+        if words[i - 1 - degree] not in shared.BE_FORMS | {"'m", "'re", "'s"}:
+            continue
+        skill = words[i + 1]
+        if skill.endswith("ing") and skill not in NOT_A_SKILL and _base_of_ing(skill):
+            yield shared.replace_tokens(tokens, i + 1, i + 2, f"at {tokens[i + 1].text}", "preposition", text)
+
+
+def which_after_a_clause(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """…work and study at the same time, what is very hard → which is: after a comma "what" that
+    says something of the whole clause is "which"."""
+    if text.rstrip().endswith("?"):
+        return
+    for i in range(4, len(words) - 3):
+        if words[i - 1] != "," or words[i] != "what" or words[i + 1] not in ("is", "was"):
+            continue
+        # "…, what is very hard.": a judgement ends it ("…, what is happening in the world" is a thing)
+        k = i + 3 if words[i + 2] in ("very", "so", "really", "quite", "too", "not") else i + 2
+        judged = "ADJ" in getAllLemmas(words[k]) and "VERB" not in getAllLemmas(words[k])
+        if judged and shared.word_after(words, k + 1) in shared.ENDS_A_PHRASE | {"for", "because"}:
+            yield shared.replace_tokens(tokens, i, i + 1, "which", "pronoun", text)
+
+
 FORM_RULES = (
+    question_it,
+    good_at_doing,
+    which_after_a_clause,
     in_the_world,
     there_after_a_place,
     than_after_a_comparative,

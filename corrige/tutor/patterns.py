@@ -58,6 +58,8 @@ NEGATED = frozenset("don't doesn't didn't can't won't couldn't wouldn't".split()
 NEGATION_BREAKS = frozenset(", ; : . and but or because that who which when if so".split())
 NEGATIVE_TO_ANY = {"nothing": "anything", "nobody": "anybody", "nowhere": "anywhere", "none": "any"}
 ARRIVE_FORMS = frozenset("arrive arrives arrived arriving".split())
+# places one arrives "at", though named like a city (arrive at Heathrow)
+AIRPORTS = frozenset("heathrow gatwick stansted barajas jfk luton el prat".split())
 DEPEND_FORMS = frozenset("depend depends depended depending".split())
 # "explain me how it works" → "explain to me how…"; before a noun phrase the object must move
 # ("explain me the rule" → "explain the rule to me"), which is not a local fix
@@ -268,7 +270,13 @@ def prepositions(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
             yield replace_tokens(tokens, i + 1, i + 2, "on", "preposition", text)
         elif words[i] in ("in", "at") and words[i + 1] in DAYS:
             yield replace_tokens(tokens, i, i + 1, "on", "preposition", text)
-        elif words[i] == "to" and i > 0 and words[i - 1] in ARRIVE_FORMS and tokens[i + 1].text[:1].isupper():
+        elif (
+            words[i] == "to"
+            and i > 0
+            and words[i - 1] in ARRIVE_FORMS
+            and tokens[i + 1].text[:1].isupper()
+            and words[i + 1] not in AIRPORTS
+        ):
             yield replace_tokens(tokens, i, i + 1, "in", "preposition", text)  # arrived to Tokyo → in
         elif words[i] in LISTEN_FORMS and words[i + 1] in LISTEN_OBJECTS:
             yield replace_tokens(tokens, i + 1, i + 2, f"to {tokens[i + 1].text}", "preposition", text)

@@ -114,7 +114,8 @@ MODERN_WORDS = frozenset(
     """influencer influencers youtuber youtubers selfie selfies vlog vlogs vlogger vloggers hashtag
     hashtags unfollow whatsapp instagram esports ebook ebooks lockdown lockdowns cyberbullying
     coworking chatbot chatbots livestream livestreams emoji emojis airbnb teleworking homeschooling
-    podcaster podcasters streamer streamers app apps smartphone smartphones podcast podcasts wifi""".split()
+    podcaster podcasters streamer streamers app apps smartphone smartphones podcast podcasts wifi
+    backend frontend fullstack startup startups""".split()
 )
 # prefixes written onto a word without a hyphen (`Speller._prefixed_word`), and how common the word
 # after one must be for the whole to count as a word

@@ -289,6 +289,13 @@ def present_since(tokens: Sequence[Token], words: list[str], text: str) -> Itera
                 yield replace_tokens(tokens, i, i + 2, f"{pronoun} {have} been {verb}", "present_perfect", text)
                 return
             continue
+        going_on = word_after(words, i + 2)
+        if subject == "it" and verb == "is" and going_on.endswith("ing") and "VERB" in getAllLemmas(going_on):
+            # it is raining since this morning → it has been raining ("it is" apart, as "it's" above)
+            if not (_CLAUSE_BREAKS | {","}) & set(words[i + 3 : k]):
+                yield replace_tokens(tokens, i + 1, i + 3, f"has been {going_on}", "present_perfect", text)
+                return
+            continue
         if subject not in PERFECT_AUXILIARY and _other_subject(tokens, words, i):
             # who lives in London since → who has lived, the metro is stopped since → has been stopped
             if NOUN_HEAD_FOLLOWERS & set(words[i + 2 : k]):

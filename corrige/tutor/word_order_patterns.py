@@ -54,7 +54,7 @@ def _object_end(tokens: Sequence[Token], words: list[str], start: int) -> int | 
     sentence's end, or a conjunction before a new subject), if it is one to six words with no other
     clause in them; None otherwise."""
     end = start
-    while end < len(words) and tokens[end].is_word:
+    while end < len(words) and (tokens[end].is_word or _in_a_list(tokens, words, start, end)):
         if end > start and words[end] in JOINING and shared.word_after(words, end + 1) in shared.SUBJECT_PRONOUNS:
             return end  # "football and I play...": the next clause starts
         listed = words[end] in ("and", "or") and end > start and _names_a_thing(tokens, words, end + 1)
@@ -63,6 +63,15 @@ def _object_end(tokens: Sequence[Token], words: list[str], start: int) -> int | 
         end += 1
     ends_clause = end == len(words) or words[end] in shared.ENDS_A_PHRASE
     return end if end > start and ends_clause else None
+
+
+def _in_a_list(tokens: Sequence[Token], words: list[str], start: int, end: int) -> bool:
+    """A comma inside a list the object is ("Spanish, English and Portuguese"): a thing after it
+    and an "and" later before the clause ends."""
+    if words[end] != "," or end == start or not _names_a_thing(tokens, words, end + 1):
+        return False
+    rest = words[end + 1 : end + LONGEST_OBJECT]
+    return "and" in rest and not {",", ".", ";"} & set(rest[: rest.index("and")])
 
 
 def _names_a_thing(tokens: Sequence[Token], words: list[str], k: int) -> bool:

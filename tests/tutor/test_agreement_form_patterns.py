@@ -53,6 +53,31 @@ def fixed(sentence: str) -> str:
         ("I like to lay on my bed.", "I like to lie on my bed.", "word_confusion"),
         ("I was in a school trip to Rome.", "I was on a school trip to Rome.", "preposition"),
         ("Adults spend also a lot of time online.", "Adults also spend a lot of time online.", "adverb_position"),
+        ("My luggages were very heavy.", "My luggage was very heavy.", "uncountable"),
+        ("I never go to bed before of midnight.", "I never go to bed before midnight.", "preposition"),
+        ("I remember it like if it was yesterday.", "I remember it as if it was yesterday.", "word_confusion"),
+        (
+            "The teacher explained everything very clear.",
+            "The teacher explained everything very clearly.",
+            "word_confusion",
+        ),
+        ("The classes were too much long.", "The classes were too long.", "word_confusion"),
+        ("We did a lot of progress.", "We made a lot of progress.", "collocation"),
+        ("I know her for ten years.", "I have known her for ten years.", "present_perfect"),
+        ("I am thinking in changing my job.", "I am thinking about changing my job.", "preposition"),
+        ("How many money do you need?", "How much money do you need?", "uncountable"),
+        ("They bloom in the beginning of April.", "They bloom at the beginning of April.", "preposition"),
+        ("Sometimes is very stressful.", "Sometimes it is very stressful.", "missing_subject"),
+        ("Is necessary to have a B2 certificate?", "Is it necessary to have a B2 certificate?", "missing_subject"),
+        ("I am very good making presentations.", "I am very good at making presentations.", "preposition"),
+        ("We work and study, what is very hard.", "We work and study, which is very hard.", "pronoun"),
+        ("Each lesson consist of a video.", "Each lesson consists of a video.", "third_person"),
+        ("It is raining since this morning.", "It has been raining since this morning.", "present_perfect"),
+        (
+            "I speak fluently Spanish, English and Portuguese.",
+            "I speak Spanish, English and Portuguese fluently.",
+            "adverb_position",
+        ),
         # forms
         ("She was born on 1907 in Coyoacán.", "She was born in 1907 in Coyoacán.", "preposition"),
         ("Has a beautiful square with many bars.", "It has a beautiful square with many bars.", "missing_subject"),
@@ -173,7 +198,17 @@ def test_the_error_is_fixed_with_its_category(sentence, expected, category):
         "The things we like also include music.",
         "I lay on the bed all afternoon.",  # the past of "lie"
         "The news is in the papers.",
+        "He is good looking.",
+        "What is very hard?",
+        "Each of them has a locker.",
+        "It is interesting since it was written in 1990.",  # "since" a reason
+        "In the beginning, it was hard.",
     ],
 )
 def test_the_correct_reading_is_left_alone(sentence):
     assert pattern_fixes(sentence) == []
+
+
+def test_an_airport_is_no_city_for_arrive_in():
+    assert "in Heathrow" not in fixed("We arrived to Heathrow at six.")
+    assert fixed("We arrived to London at six.") == "We arrived in London at six."
