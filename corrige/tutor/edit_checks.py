@@ -347,6 +347,16 @@ def generic_the_dropped_before_a_compound(sentence: str, e: Edit) -> bool:
     return "NOUN" in lemmas and not {"VERB", "ADP", "ADJ"} & set(lemmas) or after[0] in ("letters", "figures", "story")
 
 
+def noun_after_of_made_plural(sentence: str, e: Edit) -> bool:
+    """ "The price of transport has risen" → "transports have": the noun after "of" is not the
+    subject; its verb agrees with what comes before "of"."""
+    old, new = _words(e.original), _words(e.replacement)
+    if len(old) != 2 or len(new) != 2 or (old[1], new[1]) not in (("has", "have"), ("is", "are"), ("was", "were")):
+        return False
+    plural = _plural_of(old[0], new[0]) or new[0] in (old[0] + "s", old[0] + "es")
+    return plural and _words(sentence[: e.start])[-1:] == ["of"]
+
+
 CHECKS = (
     too_made_to,
     date_preposition_changed,
@@ -368,6 +378,7 @@ CHECKS = (
     verb_number_after_one_of,
     quiet_made_quite,
     there_are_before_a_mass_noun,
+    noun_after_of_made_plural,
     article_dropped_before_a_modifier,
     more_bad_before_a_noun,
     degree_of_a_compound,

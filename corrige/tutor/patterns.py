@@ -138,6 +138,8 @@ GENERIC_PAIRS = frozenset(
     modern/technology pop/music rock/music classical/music""".split()
 )
 VERBS_AFTER_A_HEAD = frozenset("is are was were has have".split())
+# -s forms that are far more often a verb than a plural noun after an abstract subject
+PLAIN_VERBS_IN_S = frozenset("helps brings makes gives causes creates means".split())
 # what says a general pair is meant in general after it ("for the young people", "I like the pop music")
 GENERIC_TAKERS = frozenset("for among about".split())
 LIKE_VERBS = frozenset("like likes liked love loves loved hate hates prefer prefers enjoy enjoys".split())
@@ -575,7 +577,10 @@ def generic_the(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
     for k in range(len(words) - 2):
         # at the start of the sentence or of a clause: "For him, the education is the key"
         opens = k == 0 or words[k - 1] in GENERIC_CLAUSE_STARTS
-        compound = word_after(words, k + 3) in VERBS_AFTER_A_HEAD  # "The love letters were": letters is the noun
+        # "The love letters were", "The unemployment figures for…": the next noun is the head
+        compound = word_after(words, k + 3) in VERBS_AFTER_A_HEAD or (
+            is_plural_noun(word_after(words, k + 2)) and word_after(words, k + 2) not in PLAIN_VERBS_IN_S
+        )
         if (
             opens
             and words[k] == "the"

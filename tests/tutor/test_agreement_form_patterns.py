@@ -203,6 +203,7 @@ def test_the_error_is_fixed_with_its_category(sentence, expected, category):
         "Each of them has a locker.",
         "It is interesting since it was written in 1990.",  # "since" a reason
         "In the beginning, it was hard.",
+        "The unemployment figures for our region have fallen.",  # "figures" is the head
     ],
 )
 def test_the_correct_reading_is_left_alone(sentence):

@@ -55,6 +55,7 @@ def edit(sentence: str, original: str, replacement: str, category: str) -> Edit:
         ("She is the most good-natured person.", "most good", "best", "comparative"),
         ("I go to the gym every Monday.", "every", "this", "determiner"),
         ("The life insurance policy covers accidents.", "The life", "Life", "generic_the"),
+        ("The price of transport has risen.", "transport has", "transports have", "verb_tense"),  # "of"
         ("I need an X-ray of my arm.", "an", "a", "a_an"),  # "eks": a vowel sound
         ("She has an 11-year-old daughter.", "an", "a", "a_an"),
     ],
@@ -103,6 +104,7 @@ def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replaceme
         ("My brother is more bad than me.", "more bad", "worse", "comparative"),
         ("The life is hard.", "The life", "Life", "generic_the"),
         ("The life in the city is hard.", "The life", "Life", "generic_the"),
+        ("My friend have a car.", "friend have", "friends have", "noun_number"),
     ],
 )
 def test_an_edit_the_sentence_allows_is_kept(sentence, original, replacement, category):

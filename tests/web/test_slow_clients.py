@@ -145,9 +145,14 @@ class NormalClient(threading.Thread):
 
 def test_a_client_dribbling_its_headers_is_disconnected_while_others_are_served(strict_server):
     with NormalClient(strict_server.url) as normal:
+        # the first correction loads what the tutor loads lazily: time the dribble from a warm server
+        deadline = time.monotonic() + SAFETY_S
+        while not normal.statuses and time.monotonic() < deadline:
+            time.sleep(0.05)
+        before = len(normal.statuses)
         with socket.create_connection((HOST, strict_server.port), timeout=SAFETY_S) as sock:
             closed_after, sent, answer = dribble(sock, slow_request())
-        served_meanwhile = list(normal.statuses)
+        served_meanwhile = normal.statuses[before:]
     assert closed_after is not None, "the server waited for the whole dribbled request"
     assert answer == b""  # closed without an answer: the request never reached the app
     assert 0 < sent < len(slow_request())
