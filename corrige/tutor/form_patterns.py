@@ -55,7 +55,9 @@ def so_it_is(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[E
     for i in range(1, len(words) - 3):
         if words[i] == "so" and words[i - 1] == "," and words[i + 1] in ("is", "was"):
             degree = words[i + 2]
-            if _comparative(degree) and words[i + 3] in ("for", "to", "than", "and", "because"):
+            # "so is easy to arrive": a judgement with its "to" ("so is my brother" has a subject)
+            judged = degree in IT_JUDGEMENTS and words[i + 3] == "to"
+            if judged or (_comparative(degree) and words[i + 3] in ("for", "to", "than", "and", "because")):
                 yield shared.replace_tokens(tokens, i + 1, i + 2, f"it {words[i + 1]}", "missing_subject", text)
 
 
@@ -242,7 +244,9 @@ def than_after_a_comparative(tokens: Sequence[Token], words: list[str], text: st
 
 
 # what a question asks of "it" ("Is necessary to have…?" → "Is it necessary to…?")
-IT_JUDGEMENTS = frozenset("necessary possible important true easy difficult safe normal expensive ok okay".split())
+IT_JUDGEMENTS = frozenset(
+    "necessary possible important true easy difficult hard safe normal expensive cheap ok okay impossible".split()
+)
 GOOD_AT = frozenset("good bad better worse".split())
 # -ing words after "good" that are no skill ("good looking", "good being here")
 NOT_A_SKILL = frozenset("looking being having feeling".split())

@@ -203,7 +203,8 @@ class RuleLookup:
         fitting = [card for card in self.retriever.cards if teaches(card, edits, categories, sentence)]
         if len(fitting) > 1:
             return None
-        answer = RuleAnswer(tuple(RuleHit(card, 1.0, None, None) for card in fitting), "fit")
+        shown = [with_fitting_example_first(card, _of_category(edits, categories, card.category)) for card in fitting]
+        answer = RuleAnswer(tuple(RuleHit(card, 1.0, None, None) for card in shown), "fit")
         self._store(key, answer)
         return answer
 

@@ -320,6 +320,14 @@ def test_the_example_shown_goes_the_way_of_the_edit(lookup, sentence, edit, card
     assert example_wrong in hits[card].summary()["example"]["wrong"]
 
 
+def test_the_only_fitting_card_shows_its_example_that_goes_the_edits_way():
+    """The "fit" path (one card fits, no ranking) shows the same example as the ranked one."""
+    fit_only = RuleLookup(Retriever.load(dense=False, cache_dir=None), k=3, mode="hybrid")
+    answer = fit_only.lookup(correction("The dog is eating it's food.", ("it's", "its", "word_confusion")))
+    assert answer.mode == "fit" and answer.hits
+    assert "it's food" in answer.hits[0].summary()["example"]["wrong"]
+
+
 def test_the_for_card_wants_for_or_a_period_after_since():
     card = next(c for c in bundled_cards() if c.id == "present_perfect_for")
     assert fits(card, "present_perfect", "study", "have studied", "I study here for two years.")
