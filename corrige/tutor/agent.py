@@ -613,8 +613,10 @@ def load_rescorer(config: TutorConfig, lm_dir: Path = LM_MODEL, lm: NgramLM | No
 
 def _with_next_word(rule: Edit, sentence: str) -> str:
     """What a rule writes, with the learner's next word where it writes a word as common as the
-    purpose "to" ("to get": "want to improve" is not the rule's "to")."""
-    if rule.category != "purpose_for":
+    purpose "to" or a one-word preposition ("to get": "want to improve" is not the rule's "to";
+    "in Lima": "in the morning" is not the rule's "in")."""
+    one_preposition = rule.category == "preposition" and " " not in rule.replacement.strip()
+    if rule.category != "purpose_for" and not one_preposition:
         return rule.replacement
     after = re.match(r"\s*(\w+)", sentence[rule.end :])
     return f"{rule.replacement} {after.group(1)}" if after else rule.replacement

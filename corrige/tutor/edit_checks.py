@@ -357,6 +357,21 @@ def noun_after_of_made_plural(sentence: str, e: Edit) -> bool:
     return plural and _words(sentence[: e.start])[-1:] == ["of"]
 
 
+def word_doubled(sentence: str, e: Edit) -> bool:
+    """ "a dog that was eating" → "a dog that that was": an edit that puts in the word right before it."""
+    new, before = _words(e.replacement), _words(sentence[: e.start])
+    return bool(new) and bool(before) and new[0] == before[-1] and _words(e.original)[:1] != new[:1]
+
+
+def who_made_which_after_no_noun(sentence: str, e: Edit) -> bool:
+    """ "a discussion about who was going to wash" → "about which": "who" after a preposition or a
+    verb asks who, it is no relative after a thing."""
+    if e.original.lower() != "who" or e.replacement.lower() not in ("which", "that"):
+        return False
+    before = _words(sentence[: e.start])[-1:]
+    return not before or "NOUN" not in getAllLemmas(before[0]) or before[0] in FUNCTION_WORDS
+
+
 CHECKS = (
     too_made_to,
     date_preposition_changed,
@@ -379,6 +394,8 @@ CHECKS = (
     quiet_made_quite,
     there_are_before_a_mass_noun,
     noun_after_of_made_plural,
+    word_doubled,
+    who_made_which_after_no_noun,
     article_dropped_before_a_modifier,
     more_bad_before_a_noun,
     degree_of_a_compound,

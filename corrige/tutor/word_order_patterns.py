@@ -136,6 +136,9 @@ def _thing_explained_end(tokens: Sequence[Token], words: list[str], start: int) 
     first day" → "explained the rules to me on the first day"); None for anything longer."""
     if words[start] in WHOLE_THINGS:
         return start + 1
+    after = shared.word_after(words, start + 1)
+    if words[start] == "that" and (after in NOUN_OPENERS or after in shared.SUBJECT_PRONOUNS or after in CLAUSE_WORDS):
+        return None  # "explained me that the dog was new": a clause, not "that thing"
     if words[start] not in NOUN_OPENERS:
         return _object_end(tokens, words, start)
     end = start + 1

@@ -56,6 +56,8 @@ def edit(sentence: str, original: str, replacement: str, category: str) -> Edit:
         ("I go to the gym every Monday.", "every", "this", "determiner"),
         ("The life insurance policy covers accidents.", "The life", "Life", "generic_the"),
         ("The price of transport has risen.", "transport has", "transports have", "verb_tense"),  # "of"
+        ("I saw a dog that was eating.", "was", "that was", "determiner"),  # "that that"
+        ("We talked about who was going to wash.", "who", "which", "pronoun"),  # asks who
         ("I need an X-ray of my arm.", "an", "a", "a_an"),  # "eks": a vowel sound
         ("She has an 11-year-old daughter.", "an", "a", "a_an"),
     ],
@@ -105,6 +107,7 @@ def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replaceme
         ("The life is hard.", "The life", "Life", "generic_the"),
         ("The life in the city is hard.", "The life", "Life", "generic_the"),
         ("My friend have a car.", "friend have", "friends have", "noun_number"),
+        ("I have a book who is old.", "who", "which", "pronoun"),  # a thing before it
     ],
 )
 def test_an_edit_the_sentence_allows_is_kept(sentence, original, replacement, category):

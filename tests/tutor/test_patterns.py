@@ -419,6 +419,15 @@ def test_a_purpose_to_overrules_a_model_gerund_after_for():
     assert [(e.original, e.replacement, e.category) for e in fixed.edits] == [("for", "to", "purpose_for")]
 
 
+def test_a_preposition_rule_overrules_the_models_other_preposition():
+    """The model wrote "arrived at Lima"; the rule says "in Lima", and "in" elsewhere in the answer
+    ("in the morning") is not the rule's."""
+    answers = ["I arrived at Lima in the morning. / preposición: to → at", "Hi. / sin errores"]
+    tutor = tiny_tutor(answers, TutorConfig(min_token_prob=0.5, patterns=True))
+    fixed = read(tutor, "I arrived to Lima in the morning.", answers[0])
+    assert fixed.corrected == "I arrived in Lima in the morning."
+
+
 def test_a_pattern_the_answer_agrees_with_changes_nothing():
     """The model's "is 51 years old" is the pattern's fix, cut into other edits (has → is, but → old but)."""
     answers = ["She is 51 years old but she sings. / edad con be: has 51 years → is 51 years old"]
