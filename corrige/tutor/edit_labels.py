@@ -234,6 +234,7 @@ def _name_verb_phrase(a: list[str], b: list[str]) -> str | None:
     return "verb_form" if "to" in set(a) ^ set(b) else "verb_tense"
 
 
+MASS_NOUNS = frozenset("fun advice information furniture homework luggage equipment knowledge money".split())
 IRREGULAR_PLURALS = frozenset("children people men women teeth feet mice geese".split())
 DO_FORMS = frozenset("do does did don't doesn't didn't".split())
 # what may stand between "does" and its verb: "doesn't likes", "does she plays", "does not like"
@@ -280,4 +281,6 @@ def name_in_context(sentence: str, e: Edit) -> str | None:
         return "adjective_plural"
     if e.category == "spelling" and new in IRREGULAR_PLURALS and old == new + "s":
         return "noun_number"  # childrens → children: a plural made twice, not a slip of the pen
+    if e.category == "spelling" and new in MASS_NOUNS and old == new + "s":
+        return "uncountable"  # funs → fun, advices → advice: no plural, not a slip of the pen
     return None

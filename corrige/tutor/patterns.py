@@ -596,8 +596,11 @@ def generic_the(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
             pair = text[tokens[k + 1].start : tokens[k + 2].end]
             yield replace_tokens(tokens, k, k + 3, pair[0].upper() + pair[1:] if k == 0 else pair, "generic_the", text)
             return
-        if opens and words[k : k + 3] == ["the", "life", "in"] and word_after(words, k + 3) == "the":
-            # The life in the city is stressful → Life in the city ("the life of my grandfather" is his)
+        place = word_after(words, k + 3) in ("the", "my", "our", "this", "a", "big", "small") or (
+            k + 3 < len(tokens) and tokens[k + 3].text[:1].isupper()
+        )
+        if opens and words[k : k + 3] == ["the", "life", "in"] and place:
+            # The life in the city / in Madrid is stressful → Life in… ("the life of my grandfather" is his)
             yield replace_tokens(tokens, k, k + 2, "Life" if k == 0 else "life", "generic_the", text)
             return
     for i in range(1, len(words) - 2):

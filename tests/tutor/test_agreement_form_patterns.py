@@ -109,6 +109,7 @@ def fixed(sentence: str) -> str:
             "generic_the",
         ),
         ("The life in the city is stressful.", "Life in the city is stressful.", "generic_the"),
+        ("The life in Madrid is very expensive.", "Life in Madrid is very expensive.", "generic_the"),
         ("There is not much to do for the young people.", "There is not much to do for young people.", "generic_the"),
         ("I like the pop music more than rock.", "I like pop music more than rock.", "generic_the"),
         ("Sport is very important for the health.", "Sport is very important for health.", "generic_the"),

@@ -117,6 +117,7 @@ def test_the_tutor_writes_the_gloss_itself_only_when_configured():
         ("In the streets there was many cars.", "was", "were", "there_is_plural", None),
         ("I work with others people.", "others", "other", "noun_number", "adjective_plural"),
         ("I have two childrens.", "childrens", "children", "spelling", "noun_number"),
+        ("We had a lot of funs.", "funs", "fun", "spelling", "uncountable"),
         ("I have two chidren.", "chidren", "children", "spelling", None),
         # named rightly already
         ("My friends likes it.", "likes", "like", "agreement", None),
