@@ -46,6 +46,8 @@ def _gerund(word: str) -> bool:
 def singular_subject_dont(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """The director don't want → doesn't; My best friend don't like → doesn't: a singular noun
     subject (with its determiner, an adjective at most) opening the sentence."""
+    if "don't" not in words:
+        return
     for n in (2, 3):  # "The director don't", "My best friend don't"
         if len(words) > n and words[0] in SUBJECT_DETERMINERS and words[n] == "don't" and _singular_noun(words[n - 1]):
             if n == 3 and "ADJ" not in getAllLemmas(words[1]):
@@ -76,6 +78,8 @@ def relative_after_a_singular(tokens: Sequence[Token], words: list[str], text: s
     """The river which cross the town → crosses; a friend who live in Paris → lives: the verb of a
     relative right after a singular noun (with its determiner) agrees with that noun (not "one of
     the people who live", whose noun is plural)."""
+    if not RELATIVES.intersection(words):
+        return
     for i in range(2, len(words) - 2):
         if words[i] not in RELATIVES or words[i - 2] not in SUBJECT_DETERMINERS | {"a", "an"}:
             continue
@@ -104,6 +108,8 @@ def _no_noun_reading(verb: str, words: list[str], k: int) -> bool:
 def news_is_one(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """The news about the trip were published → was: "news" is singular, whatever phrase follows
     ("The news are" alone is the table's)."""
+    if "news" not in words:
+        return
     for i in range(1, len(words) - 2):
         if words[i] != "news" or words[i - 1] != "the" or words[i + 1] not in PREPOSITIONS_AFTER_NEWS:
             continue
@@ -118,6 +124,8 @@ def news_is_one(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
 def there_is_not(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """There is not cinema → there is no cinema; there is not jobs → there are no jobs; there was
     not enough seats → there were: "not" wants a determiner after it, "no" does not."""
+    if "there" not in words:
+        return
     for i in range(len(words) - 3):
         if words[i] == "there" and words[i + 1] in ("isn't", "wasn't") and words[i + 2] in ("any", "many", "enough"):
             k = i + 4 if "ADJ" in getAllLemmas(words[i + 3]) else i + 3  # there isn't many healthy options
@@ -151,6 +159,8 @@ SINGULAR_TO_PLURAL_VERB = {"has": "have", "is": "are", "was": "were", "doesn't":
 def plural_subject_adverb_verb(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """However, cities also has problems → have: a plural noun opening its clause, an adverb, then a
     singular verb (the adverb hides the verb from the rules of two neighbouring words)."""
+    if not ADVERBS_BEFORE_A_VERB.intersection(words):
+        return
     for i in range(len(words) - 2):
         opens = i == 0 or words[i - 1] == ","
         if not opens or words[i + 1] not in ADVERBS_BEFORE_A_VERB or words[i + 2] not in SINGULAR_TO_PLURAL_VERB:
@@ -172,6 +182,8 @@ EACH_VERBS = {"consist": "consists", "include": "includes", "cost": "costs", "la
 def each_one_verb(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """Each lesson consist of a video → consists; Every student have a locker → has: "each" and
     "every" name one."""
+    if "each" not in words and "every" not in words:
+        return
     for i in range(len(words) - 2):
         if words[i] not in ("each", "every") or not _singular_noun(words[i + 1]) or (i and words[i - 1] != ","):
             continue

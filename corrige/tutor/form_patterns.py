@@ -37,6 +37,8 @@ SO_DEGREES = frozenset("many much few little".split())
 
 def year_with_in(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """I started to work here on 2019 → in 2019; She was born on 1907 → in 1907: a year alone."""
+    if "on" not in words:
+        return
     for i in range(len(words) - 1):
         if words[i] == "on" and YEAR.match(words[i + 1]) and shared.word_after(words, i + 2) not in ("'s", "-"):
             yield shared.replace_tokens(tokens, i, i + 1, "in", "preposition", text)
@@ -52,6 +54,8 @@ def has_without_subject(tokens: Sequence[Token], words: list[str], text: str) ->
 def so_it_is(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """There are fewer cars, so is safer for children → so it is safer: a comparison after "so is"
     has no subject ("so is my brother" has one)."""
+    if "so" not in words:
+        return
     for i in range(1, len(words) - 3):
         if words[i] == "so" and words[i - 1] == "," and words[i + 1] in ("is", "was"):
             degree = words[i + 2]
@@ -87,6 +91,8 @@ def question_order(tokens: Sequence[Token], words: list[str], text: str) -> Iter
 
 def comparison_words(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """as comfortable than my bed → as comfortable as; taller as her brother → taller than."""
+    if "as" not in words:
+        return
     for i in range(len(words) - 2):
         if words[i] == "as" and words[i + 2] == "than" and "ADJ" in getAllLemmas(words[i + 1]):
             if i == 0 or words[i - 1] not in ("such", "same"):
@@ -99,6 +105,8 @@ def comparison_words(tokens: Sequence[Token], words: list[str], text: str) -> It
 def such_before_a_noun(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """I have never seen so beautiful landscapes → such beautiful landscapes: "so" goes before an
     adjective alone; before an adjective and a plural noun, "such"."""
+    if "so" not in words:
+        return
     for i in range(len(words) - 2):
         adjective, noun = words[i + 1], words[i + 2]
         if words[i] != "so" or adjective in SO_DEGREES or "ADJ" not in getAllLemmas(adjective):
@@ -112,6 +120,8 @@ def such_before_a_noun(tokens: Sequence[Token], words: list[str], text: str) -> 
 def base_after_to(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """I'm going to visited the client → going to visit; I used to going → used to go (not "I am
     used to going", where "to" is a preposition); I decided going → decided to go."""
+    if "to" not in words and not TO_ONLY_VERBS.intersection(words):
+        return
     for i in range(1, len(words) - 1):
         verb = words[i + 1]
         if words[i] == "to" and words[i - 1] == "going":
@@ -140,6 +150,8 @@ def _base_of_ing(word: str) -> str | None:
 def its_before_a_plural(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """The hotel has a pool and it's rooms are big → its rooms: "it's" (it is) before a plural noun
     and its verb is the possessive ("it's people who" says "it is")."""
+    if "it's" not in words:
+        return
     for i in range(len(words) - 2):
         noun = words[i + 1]
         if words[i] != "it's" or noun == "people" or not shared.is_plural_noun(noun):
@@ -156,6 +168,8 @@ PREFER_FORMS = frozenset("prefer prefers preferred preferring".split())
 def prefer_to(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """I prefer the train than the bus → the train to the bus: "prefer" compares with "to" (but "I
     prefer to go by train rather than by bus", "would prefer to stay than go" keep "than")."""
+    if "than" not in words:
+        return
     if "rather" in words:
         return
     for i, word in enumerate(words):
@@ -177,6 +191,8 @@ def adjective_before_its_noun(tokens: Sequence[Token], words: list[str], text: s
     """It was a film very interesting → a very interesting film; He is a person very intelligent →
     a very intelligent person: an adjective with its degree word goes before the noun (after "is a
     …", where nothing else can read it: "I found the city very interesting" is right)."""
+    if "a" not in words and "an" not in words:
+        return
     for i in range(1, len(words) - 3):
         if words[i - 1] not in ("is", "was", "'s") or words[i] not in ("a", "an") or words[i + 2] not in DEGREE_WORDS:
             continue
@@ -193,6 +209,8 @@ def adjective_before_its_noun(tokens: Sequence[Token], words: list[str], text: s
 def in_the_world(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """the best chocolate cake of the world → in the world ("del mundo"): a superlative's range is
     a place, said with "in"."""
+    if "world" not in words:
+        return
     for i in range(2, len(words) - 2):
         if words[i : i + 3] != ["of", "the", "world"] or shared.word_after(words, i + 3) not in shared.ENDS_A_PHRASE:
             continue
@@ -231,6 +249,8 @@ AFTER_A_COMPARED_CLAUSE = frozenset(". , ! ? now today before usually normally".
 def than_after_a_comparative(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """I would be more stressed that I am now → than I am: "that" after a comparative, before a
     subject and its auxiliary alone, is the comparison's "than"."""
+    if "that" not in words:
+        return
     for i in range(2, len(words) - 3):
         if words[i] != "that" or words[i + 1] not in QUESTION_SUBJECTS:
             continue
@@ -262,6 +282,8 @@ def question_it(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
 
 def good_at_doing(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """I am very good making presentations → good at making: a skill after "good" takes "at"."""
+    if not GOOD_AT.intersection(words):
+        return
     for i in range(1, len(words) - 1):
         if words[i] not in GOOD_AT:
             continue
@@ -277,6 +299,8 @@ def good_at_doing(tokens: Sequence[Token], words: list[str], text: str) -> Itera
 def which_after_a_clause(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """…work and study at the same time, what is very hard → which is: after a comma "what" that
     says something of the whole clause is "which"."""
+    if "what" not in words:
+        return
     if text.rstrip().endswith("?"):
         return
     for i in range(4, len(words) - 3):

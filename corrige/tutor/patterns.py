@@ -574,40 +574,32 @@ def generic_the(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
     """The life is hard → Life is hard (these abstract nouns as the sentence's subject); changes
     in the society → changes in society, protect the nature → protect nature (the nouns that are
     general wherever nothing after them says which: not "the society of Japan", "the nature we")."""
+    if "the" not in words:
+        return  # most sentences: told cheaply
     for k in range(len(words) - 2):
         # at the start of the sentence or of a clause: "For him, the education is the key"
-        opens = k == 0 or words[k - 1] in GENERIC_CLAUSE_STARTS
-        # "The love letters were", "The unemployment figures for…": the next noun is the head
-        compound = word_after(words, k + 3) in VERBS_AFTER_A_HEAD or (
-            is_plural_noun(word_after(words, k + 2)) and word_after(words, k + 2) not in PLAIN_VERBS_IN_S
-        )
-        if (
-            opens
-            and words[k] == "the"
-            and words[k + 1] in ABSTRACT_NOUNS
-            and _says_something(words[k + 2])
-            and not compound
-        ):
+        if words[k] != "the" or not (k == 0 or words[k - 1] in GENERIC_CLAUSE_STARTS):
+            continue
+        if words[k + 1] in ABSTRACT_NOUNS and _says_something(words[k + 2]) and not _a_compound(words, k + 2):
             noun = tokens[k + 1].text.capitalize() if k == 0 else tokens[k + 1].text
             yield replace_tokens(tokens, k, k + 2, noun, "generic_the", text)
             return
-        if opens and words[k] == "the" and _generic_pair_subject(words, k + 1):
+        if _generic_pair_subject(words, k + 1):
             # The public transport is usually better → Public transport; the young people spend → young people
             pair = text[tokens[k + 1].start : tokens[k + 2].end]
             yield replace_tokens(tokens, k, k + 3, pair[0].upper() + pair[1:] if k == 0 else pair, "generic_the", text)
             return
-        place = word_after(words, k + 3) in ("the", "my", "our", "this", "a", "big", "small") or (
-            k + 3 < len(tokens) and tokens[k + 3].text[:1].isupper()
-        )
-        if opens and words[k : k + 3] == ["the", "life", "in"] and place:
+        if words[k + 1 : k + 3] == ["life", "in"] and _a_place_at(tokens, words, k + 3):
             # The life in the city / in Madrid is stressful → Life in… ("the life of my grandfather" is his)
             yield replace_tokens(tokens, k, k + 2, "Life" if k == 0 else "life", "generic_the", text)
             return
     for i in range(1, len(words) - 2):
         # "more options for the free time." → "for free time"; "I like the pop music more" → "like pop music"
-        pair, after = f"{words[i + 1]}/{words[i + 2]}", word_after(words, i + 3)
-        takes = words[i - 1] in GENERIC_TAKERS or (words[i - 1] in LIKE_VERBS and pair.endswith("music"))
-        if words[i] == "the" and pair in GENERIC_PAIRS and takes and after in PAIR_ENDS:
+        if words[i] != "the" or not (words[i - 1] in GENERIC_TAKERS or words[i - 1] in LIKE_VERBS):
+            continue
+        pair = f"{words[i + 1]}/{words[i + 2]}"
+        takes = words[i - 1] in GENERIC_TAKERS or pair.endswith("music")
+        if pair in GENERIC_PAIRS and takes and word_after(words, i + 3) in PAIR_ENDS:
             yield replace_tokens(tokens, i, i + 3, text[tokens[i + 1].start : tokens[i + 2].end], "generic_the", text)
     for i in range(1, len(words) - 1):
         noun = tokens[i + 1].text
@@ -616,6 +608,20 @@ def generic_the(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
         after = word_after(words, i + 2)
         if after in ENDS_A_PHRASE or after in GENERIC_VERBS or after in CLAUSE_AFTER_NOUN:
             yield replace_tokens(tokens, i, i + 2, noun, "generic_the", text)
+
+
+def _a_compound(words: list[str], k: int) -> bool:
+    """ "The love letters were", "The unemployment figures for…": the noun at `k` is the head."""
+    return word_after(words, k + 1) in VERBS_AFTER_A_HEAD or (
+        is_plural_noun(word_after(words, k)) and word_after(words, k) not in PLAIN_VERBS_IN_S
+    )
+
+
+def _a_place_at(tokens: Sequence[Token], words: list[str], k: int) -> bool:
+    """A place's noun phrase or name opens at `k` ("the city", "Madrid")."""
+    return word_after(words, k) in ("the", "my", "our", "this", "a", "big", "small") or (
+        k < len(tokens) and tokens[k].text[:1].isupper()
+    )
 
 
 def _generic_pair_subject(words: list[str], i: int) -> bool:
