@@ -3,7 +3,7 @@
 keeps the statement's order (*Why you didn't call me?*, *Does your house is far?*), a comparison's
 second word (*as comfortable than*, *taller as her brother*), *so* before a noun (*so beautiful
 landscapes*), a past or an -ing after "going to", "used to", "decided" (*going to visited*, *I used
-to going*, *decided going*), and *it's* for *its* before a plural noun (*it's rooms are big*).
+to going*, *decided going*), and *it's* for *its* before a plural noun (*it's rooms are big*), and Spanish's opening *¿* and *¡*.
 """
 
 from __future__ import annotations
@@ -313,7 +313,15 @@ def which_after_a_clause(tokens: Sequence[Token], words: list[str], text: str) -
             yield shared.replace_tokens(tokens, i, i + 1, "which", "pronoun", text)
 
 
+def spanish_opening_mark(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """¿Do you want to come? → Do you want to come?: English marks a question or an exclamation at
+    its end only."""
+    if len(tokens) > 1 and tokens[0].text in ("¿", "¡") and tokens[1].is_word:
+        yield shared.replace_tokens(tokens, 0, 2, tokens[1].text, "punctuation", text)
+
+
 FORM_RULES = (
+    spanish_opening_mark,
     question_it,
     good_at_doing,
     which_after_a_clause,

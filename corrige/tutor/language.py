@@ -66,10 +66,10 @@ def guess_language(text: str) -> str | None:
     if latin < letters / 2:
         top = max(counts, key=lambda s: counts[s])
         return top.title() if top != "CJK" else "CJK"
-    if "¿" in text or "¡" in text:
-        return "es"
     words = [w.lower() for w in _WORD.findall(text)]
     hits = {lang: sum(w in stop for w in words) for lang, stop in _STOPWORD_SETS.items()}
+    if ("¿" in text or "¡" in text) and hits["es"] >= hits["en"]:
+        return "es"  # "¿Do you want to come?" is English with a Spanish habit, which the tutor marks
     best = max(hits, key=lambda lang: hits[lang])
     if best != "en" and hits[best] > hits["en"] and hits[best] >= max(2, len(words) // 5):
         return best

@@ -74,6 +74,7 @@ def fixed(sentence: str) -> str:
         ("Each lesson consist of a video.", "Each lesson consists of a video.", "third_person"),
         ("It is raining since this morning.", "It has been raining since this morning.", "present_perfect"),
         ("She explained me that the dog was new.", "She explained to me that the dog was new.", "verb_pattern"),
+        ("¿Do you want to come with us?", "Do you want to come with us?", "punctuation"),
         (
             "I speak fluently Spanish, English and Portuguese.",
             "I speak Spanish, English and Portuguese fluently.",

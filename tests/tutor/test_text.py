@@ -204,10 +204,17 @@ def test_language_guess():
         "Please, confirm me the booking as soon as possible.",  # Portuguese "as", twice
         "Do as I say, not as I do.",
         "My son and my daughter live in Madrid.",
+        "¿Do you want to come with us?",  # English with Spanish's opening mark: the tutor marks it
+        "¡What a great day!",
     ],
 )
 def test_english_with_words_other_languages_share_is_english(sentence):
     assert guess_language(sentence) == "en"
+
+
+def test_a_spanish_opening_mark_on_spanish_words_is_still_spanish():
+    assert guess_language("¿Quieres venir con nosotros?") == "es"
+    assert guess_language("¡Qué bien!") == "es"
 
 
 @pytest.mark.parametrize(
