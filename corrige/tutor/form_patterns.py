@@ -3,7 +3,8 @@
 keeps the statement's order (*Why you didn't call me?*, *Does your house is far?*), a comparison's
 second word (*as comfortable than*, *taller as her brother*), *so* before a noun (*so beautiful
 landscapes*), a past or an -ing after "going to", "used to", "decided" (*going to visited*, *I used
-to going*, *decided going*), and *it's* for *its* before a plural noun (*it's rooms are big*), and Spanish's opening *¿* and *¡*.
+to going*, *decided going*), *it's* for *its* before a plural noun (*it's rooms are big*), and
+Spanish's opening *¿* and *¡*.
 """
 
 from __future__ import annotations
