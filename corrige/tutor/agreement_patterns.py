@@ -193,7 +193,27 @@ def each_one_verb(tokens: Sequence[Token], words: list[str], text: str) -> Itera
             yield shared.replace_tokens(tokens, i + 2, i + 3, third, "third_person", text)
 
 
+PLURAL_TO_SINGULAR_VERB = {v: k for k, v in SINGULAR_TO_PLURAL_VERB.items()} | {"do": "does"}
+
+
+def each_of_them_verb(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """Each of the students have a locker → has: "each of" names one of them, whatever follows."""
+    if "each" not in words:
+        return
+    for i in range(len(words) - 4):
+        if words[i] != "each" or words[i + 1] != "of" or (i and words[i - 1] not in (",", "and", "but")):
+            continue
+        for k in range(i + 3, min(i + 6, len(words))):
+            if words[k] in PLURAL_TO_SINGULAR_VERB:
+                if shared.is_plural_noun(words[k - 1]) or words[k - 1] in ("them", "us", "you"):
+                    yield shared.replace_tokens(tokens, k, k + 1, PLURAL_TO_SINGULAR_VERB[words[k]], "agreement", text)
+                break
+            if words[k] in RELATIVES or words[k] in (",", "and"):
+                break
+
+
 AGREEMENT_RULES = (
+    each_of_them_verb,
     each_one_verb,
     plural_subject_adverb_verb,
     singular_subject_dont,

@@ -75,6 +75,9 @@ def fixed(sentence: str) -> str:
         ("It is raining since this morning.", "It has been raining since this morning.", "present_perfect"),
         ("She explained me that the dog was new.", "She explained to me that the dog was new.", "verb_pattern"),
         ("¿Do you want to come with us?", "Do you want to come with us?", "punctuation"),
+        ("I have a book who is very old.", "I have a book which is very old.", "pronoun"),
+        ("My friends and I was very tired.", "My friends and I were very tired.", "agreement"),
+        ("Each of the students have a locker.", "Each of the students has a locker.", "agreement"),
         (
             "I speak fluently Spanish, English and Portuguese.",
             "I speak Spanish, English and Portuguese fluently.",
@@ -207,6 +210,9 @@ def test_the_error_is_fixed_with_its_category(sentence, expected, category):
         "It is interesting since it was written in 1990.",  # "since" a reason
         "In the beginning, it was hard.",
         "The unemployment figures for our region have fallen.",  # "figures" is the head
+        "The man who lives here is kind.",
+        "Each of the students who have a bike must park it outside.",  # the relative's verb
+        "I gave each of them a book.",
     ],
 )
 def test_the_correct_reading_is_left_alone(sentence):
