@@ -213,6 +213,17 @@ def test_the_error_is_fixed_with_its_category(sentence, expected, category):
         "The man who lives here is kind.",
         "Each of the students who have a bike must park it outside.",  # the relative's verb
         "I gave each of them a book.",
+        "I know him for his music.",  # "for" a reason, not a length of time
+        "The milk went bad.",
+        "Today is very cold.",  # "today" is the subject
+        "He called to me from the window.",
+        "My father works in the coast guard.",
+        "She is my teacher of English literature.",
+        "There was too much hot water.",
+        "The office is located at the north end of the street.",
+        "We arrived at London Bridge station.",
+        "It was expensive but was worth it.",  # one subject for both verbs
+        "We want to make exercises more fun.",
     ],
 )
 def test_the_correct_reading_is_left_alone(sentence):
