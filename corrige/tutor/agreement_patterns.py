@@ -38,6 +38,16 @@ def _singular_noun(word: str) -> bool:
     return word in lemmas.get("NOUN", ()) and "ADJ" not in lemmas and word not in EITHER_NOUNS
 
 
+OWNER_DETERMINERS = frozenset("the my your his her our their".split())
+
+
+def _a_subject_noun(word: str) -> bool:
+    """A singular noun that can do something: not a time ("Every morning have a coffee", an order)."""
+    return (
+        _singular_noun(word) and word not in shared.PAST_PERIODS and word not in ("time", "day", "morning", "evening")
+    )
+
+
 @lru_cache(maxsize=4096)
 def _gerund(word: str) -> bool:
     return word.endswith("ing") and word not in shared.ING_NOUNS and "VERB" in getAllLemmas(word)
@@ -48,8 +58,8 @@ def singular_subject_dont(tokens: Sequence[Token], words: list[str], text: str) 
     subject (with its determiner, an adjective at most) opening the sentence."""
     if "don't" not in words:
         return
-    for n in (2, 3):  # "The director don't", "My best friend don't"
-        if len(words) > n and words[0] in SUBJECT_DETERMINERS and words[n] == "don't" and _singular_noun(words[n - 1]):
+    for n in (2, 3):  # "The director don't", "My best friend don't"; not "This summer don't forget…"
+        if len(words) > n and words[0] in OWNER_DETERMINERS and words[n] == "don't" and _a_subject_noun(words[n - 1]):
             if n == 3 and "ADJ" not in getAllLemmas(words[1]):
                 continue
             yield shared.replace_tokens(tokens, n, n + 1, "doesn't", "third_person", text)
@@ -185,7 +195,7 @@ def each_one_verb(tokens: Sequence[Token], words: list[str], text: str) -> Itera
     if "each" not in words and "every" not in words:
         return
     for i in range(len(words) - 2):
-        if words[i] not in ("each", "every") or not _singular_noun(words[i + 1]) or (i and words[i - 1] != ","):
+        if words[i] not in ("each", "every") or not _a_subject_noun(words[i + 1]) or (i and words[i - 1] != ","):
             continue
         verb = words[i + 2]
         third = EACH_VERBS.get(verb) or shared.third_person_of(verb) or ("has" if verb == "have" else None)

@@ -372,6 +372,50 @@ def who_made_which_after_no_noun(sentence: str, e: Edit) -> bool:
     return not before or "NOUN" not in getAllLemmas(before[0]) or before[0] in FUNCTION_WORDS
 
 
+def tense_after_so(sentence: str, e: Edit) -> bool:
+    """ "Prices have gone up, and so has the rent" → "so had": the short reply repeats the tense
+    of the clause before it."""
+    return e.category in TENSE_CATEGORIES and _words(sentence[: e.start])[-1:] in (["so"], ["neither"], ["nor"])
+
+
+def singular_after_a_plural_relative(sentence: str, e: Edit) -> bool:
+    """ "Each of the reports that were submitted" → "that was": the relative's verb agrees with the
+    noun before "that", not with "each"."""
+    before = _words(sentence[: e.start])[-2:]
+    if number_of(e.original, e.replacement) != "singular" or len(before) < 2:
+        return False
+    return before[1] in ("that", "which", "who") and _plural_noun(before[0])
+
+
+def _plural_noun(word: str) -> bool:
+    nouns = getAllLemmas(word).get("NOUN", ())
+    return bool(nouns) and word not in nouns and word.endswith("s")
+
+
+# "on a Tuesday", "a better training": an article a learner's sentence has right, or does without
+UNCOUNTED = NO_ARTICLE_NOUNS | frozenset("training equipment luggage research progress accommodation".split())
+
+
+def article_dropped_before_a_day(sentence: str, e: Edit) -> bool:
+    """ "She was born on a Tuesday" → "on Tuesday": "a" before a day says one of them."""
+    old, new = _words(e.original), _words(e.replacement)
+    return old[:1] == ["a"] and old[1:] == new and bool(new) and new[0] in DAYS
+
+
+def article_before_an_uncounted_noun(sentence: str, e: Edit) -> bool:
+    """ "they need better training" → "a better training": no "a" before a noun that is not counted."""
+    old, new = _words(e.original), _words(e.replacement)
+    if new[:1] not in (["a"], ["an"]) or old[:1] in (["a"], ["an"]):
+        return False
+    after = (new[1:] + _words(sentence[e.end :]))[:3]
+    return any(w in UNCOUNTED for w in after[:2]) and not any(w in ("of", "kind", "piece") for w in after)
+
+
+def founded_made_found(sentence: str, e: Edit) -> bool:
+    """ "The company was founded in 1952" → "was found": to found (a company) is its own verb."""
+    return e.original.lower() == "founded" and e.replacement.lower() == "found"
+
+
 CHECKS = (
     too_made_to,
     date_preposition_changed,
@@ -395,6 +439,11 @@ CHECKS = (
     there_are_before_a_mass_noun,
     noun_after_of_made_plural,
     word_doubled,
+    tense_after_so,
+    singular_after_a_plural_relative,
+    article_dropped_before_a_day,
+    article_before_an_uncounted_noun,
+    founded_made_found,
     who_made_which_after_no_noun,
     article_dropped_before_a_modifier,
     more_bad_before_a_noun,

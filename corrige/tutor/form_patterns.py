@@ -32,6 +32,14 @@ TO_ONLY_VERBS = frozenset(
 )
 # what the second term of a comparison opens with after "taller as" (not "better as a player")
 COMPARED_STARTS = frozenset("my your his her our their me him them us".split())
+LINKING_VERBS = shared.BE_FORMS | frozenset(
+    "be been 's 'm 're seem seemed seems feel felt feels look looked looks".split()
+)
+# what follows a verb that is a verb, not a noun in -ing ("decided going by train", "shopping trips")
+AFTER_A_VERB = frozenset(
+    """to by the a an my your his her our their some home out back abroad there with in on at for up
+    . , ! and""".split()
+)
 # words "so" may go before, as a degree, that are no adjectives of a noun ("so many people")
 SO_DEGREES = frozenset("many much few little".split())
 
@@ -112,6 +120,8 @@ def such_before_a_noun(tokens: Sequence[Token], words: list[str], text: str) -> 
         adjective, noun = words[i + 1], words[i + 2]
         if words[i] != "so" or adjective in SO_DEGREES or "ADJ" not in getAllLemmas(adjective):
             continue
+        if i and words[i - 1] in LINKING_VERBS:
+            continue  # "I was so happy parents came": "so happy (that)", a clause after it
         if "VERB" in getAllLemmas(adjective) or not shared.is_plural_noun(noun):
             continue
         if shared.word_after(words, i + 3) not in ("that", "to"):  # "so good that", "so big to"
@@ -125,6 +135,8 @@ def base_after_to(tokens: Sequence[Token], words: list[str], text: str) -> Itera
         return
     for i in range(1, len(words) - 1):
         verb = words[i + 1]
+        if not tokens[i + 1].text.islower():
+            continue  # "going to United States": a name
         if words[i] == "to" and words[i - 1] == "going":
             base = shared.base_of_past(verb)
             if base and verb.endswith("ed") and "ADJ" not in getAllLemmas(verb):
@@ -135,7 +147,7 @@ def base_after_to(tokens: Sequence[Token], words: list[str], text: str) -> Itera
                 yield shared.replace_tokens(tokens, i + 1, i + 2, base, "verb_form", text)
         elif words[i] in TO_ONLY_VERBS and (i == 0 or words[i - 1] not in NOUN_DETERMINERS | {"a", "an"}):
             base = _base_of_ing(verb)
-            if base and shared.word_after(words, i + 2) not in ("is", "was", "are"):
+            if base and shared.word_after(words, i + 2) in AFTER_A_VERB:  # not "planned shopping trips"
                 yield shared.replace_tokens(tokens, i + 1, i + 2, f"to {base}", "verb_form", text)
 
 
@@ -290,8 +302,11 @@ def good_at_doing(tokens: Sequence[Token], words: list[str], text: str) -> Itera
             continue
         # "I am (very) good making": after "be", not "a very good understanding"
         degree = words[i - 1] in ("very", "really", "quite", "so", "pretty")
-        if words[i - 1 - degree] not in shared.BE_FORMS | {"'m", "'re", "'s"}:
+        be = i - 1 - degree
+        if words[be] not in shared.BE_FORMS | {"'m", "'re", "'s"}:
             continue
+        if be and words[be - 1] in ("it", "that", "this", "which"):
+            continue  # "It was good seeing you": how the seeing was, no skill
         skill = words[i + 1]
         if skill.endswith("ing") and skill not in NOT_A_SKILL and _base_of_ing(skill):
             yield shared.replace_tokens(tokens, i + 1, i + 2, f"at {tokens[i + 1].text}", "preposition", text)

@@ -224,6 +224,12 @@ def test_the_error_is_fixed_with_its_category(sentence, expected, category):
         "We arrived at London Bridge station.",
         "It was expensive but was worth it.",  # one subject for both verbs
         "We want to make exercises more fun.",
+        "This summer don't forget your umbrella.",  # an order after a time
+        "Every morning have a coffee with me.",
+        "I was so happy parents came.",  # "so happy (that)"
+        "We are going to United States.",
+        "They planned shopping trips.",
+        "It was good seeing you again.",  # how the seeing was
     ],
 )
 def test_the_correct_reading_is_left_alone(sentence):

@@ -58,6 +58,11 @@ def edit(sentence: str, original: str, replacement: str, category: str) -> Edit:
         ("The price of transport has risen.", "transport has", "transports have", "verb_tense"),  # "of"
         ("I saw a dog that was eating.", "was", "that was", "determiner"),  # "that that"
         ("We talked about who was going to wash.", "who", "which", "pronoun"),  # asks who
+        ("Prices have gone up, and so has the rent.", "has", "had", "verb_tense"),  # the reply's tense
+        ("Each of the reports that were sent has been read.", "were", "was", "agreement"),
+        ("She was born on a Tuesday.", "a Tuesday", "Tuesday", "determiner"),
+        ("They need better training.", "better", "a better", "determiner"),
+        ("The company was founded in 1952.", "founded", "found", "verb_tense"),
         ("I need an X-ray of my arm.", "an", "a", "a_an"),  # "eks": a vowel sound
         ("She has an 11-year-old daughter.", "an", "a", "a_an"),
     ],
@@ -108,6 +113,9 @@ def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replaceme
         ("The life in the city is hard.", "The life", "Life", "generic_the"),
         ("My friend have a car.", "friend have", "friends have", "noun_number"),
         ("I have a book who is old.", "who", "which", "pronoun"),  # a thing before it
+        ("She is tired, and so are my brother.", "are", "is", "agreement"),  # agreement, not tense
+        ("The boy that were here is ill.", "were", "was", "agreement"),
+        ("She has better job.", "better", "a better", "determiner"),
     ],
 )
 def test_an_edit_the_sentence_allows_is_kept(sentence, original, replacement, category):
