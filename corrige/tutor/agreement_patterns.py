@@ -84,6 +84,10 @@ def activity_subject(tokens: Sequence[Token], words: list[str], text: str) -> It
             return
 
 
+# verbs of relative clauses that `THIRD_PERSON_VERBS` leaves out
+RELATIVE_VERBS = {"cross": "crosses", "run": "runs", "sell": "sells", "teach": "teaches", "serve": "serves"}
+
+
 def relative_after_a_singular(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """The river which cross the town → crosses; a friend who live in Paris → lives: the verb of a
     relative right after a singular noun (with its determiner) agrees with that noun (not "one of
@@ -96,17 +100,9 @@ def relative_after_a_singular(tokens: Sequence[Token], words: list[str], text: s
         if not _singular_noun(words[i - 1]) or words[i - 1] in ("one", "kind", "sort", "type"):
             continue
         verb = words[i + 1]
-        third = shared.third_person_of(verb) or _plain_third_person(verb)
+        third = shared.third_person_of(verb) or RELATIVE_VERBS.get(verb)
         if third and _no_noun_reading(verb, words, i + 2):
             yield shared.replace_tokens(tokens, i + 1, i + 2, third, "agreement", text)
-
-
-# verbs of relative clauses that `THIRD_PERSON_VERBS` leaves out
-RELATIVE_VERBS = {"cross": "crosses", "run": "runs", "sell": "sells", "teach": "teaches", "serve": "serves"}
-
-
-def _plain_third_person(verb: str) -> str | None:
-    return RELATIVE_VERBS.get(verb)
 
 
 def _no_noun_reading(verb: str, words: list[str], k: int) -> bool:

@@ -274,7 +274,7 @@ def quiet_made_quite(sentence: str, e: Edit) -> bool:
 
 
 # nouns that take no plural verb after "there is" ("there is music", "there is not hot water")
-MASS_NOUNS = frozenset(
+THERE_IS_MASS_NOUNS = frozenset(
     """music water food information traffic noise time money space room work fun furniture equipment
     rain snow wind sun light electricity internet wifi parking accommodation weather news""".split()
 )
@@ -293,7 +293,7 @@ def there_are_before_a_mass_noun(sentence: str, e: Edit) -> bool:
         for w in _words(sentence[e.end :])[:4]
         if w not in ("not", "no", "any", "some", "much", "hot", "cold", "enough")
     ]
-    return bool(after) and (after[0] in ("a", "an", "one") or after[0] in MASS_NOUNS)
+    return bool(after) and (after[0] in ("a", "an", "one") or after[0] in THERE_IS_MASS_NOUNS)
 
 
 NATIONALITIES = frozenset(

@@ -271,7 +271,7 @@ def than_after_a_comparative(tokens: Sequence[Token], words: list[str], text: st
             continue
         if shared.word_after(words, i + 3) not in AFTER_A_COMPARED_CLAUSE:
             continue
-        compared = words[i - 1] if words[i - 2] == "more" else words[i - 1]
+        compared = words[i - 1]
         if words[i - 2] == "more" or (_comparative(compared) and compared not in ("more", "less")):
             yield shared.replace_tokens(tokens, i, i + 1, "than", "comparative", text)
 
