@@ -40,7 +40,13 @@ COLLECTIVES = frozenset(
     council jury club union firm school group couple""".split()
 )
 # "the poor", "the rich", "the young": an adjective for the people it describes, plural
-PEOPLE_ADJECTIVES = frozenset("poor rich young old elderly unemployed homeless sick disabled wealthy".split())
+PEOPLE_ADJECTIVES = frozenset(
+    "poor rich young old elderly unemployed homeless sick disabled wealthy injured wounded dead blind deaf".split()
+)
+# one of a group, singular whatever follows its "of" ("every one of the players was", "each of them is")
+ONE_OF = frozenset("one each neither".split())
+# places named in -s, which the parser may read as plural nouns ("Wales NNS")
+PLACES_IN_S = frozenset("wales netherlands philippines athens paris brussels texas bahamas maldives seychelles".split())
 EITHER = "either"
 QUANTITIES = frozenset("lot lots majority number plenty rest most some many all half couple bunch".split())
 # an amount is one sum ("ten euros is less than I expected", "two hours is enough"); a count of the
@@ -102,12 +108,18 @@ def subject_number(doc: Any, start: int, end: int) -> str | None:
             if child.dep_ not in SUBJECTS:
                 continue
             joined = [c for c in child.children if c.dep_ == "conj"]
+            if joined and joined[0].lower_ in ONE_OF:
+                return None  # "I have two brothers and one of them lives": read as one subject, it is two clauses
             if joined:  # "John and Mary"; but "fish and chips" is one dish
                 return EITHER if f"{child.lower_}/{joined[0].lower_}" in ONE_THING_PAIRS else "plural"
             if child.lower_ in AMOUNT_UNITS and any(c.dep_ == "nummod" for c in child.children):
                 return EITHER
             if child.lower_ in PEOPLE_ADJECTIVES and any(c.lower_ == "the" for c in child.children):
                 return "plural"
+            if child.lower_ in ONE_OF:
+                return "singular"
+            if child.lower_ in PLACES_IN_S or (child.tag_ == "NNP" and child.lower_.endswith("s")):
+                return "singular"  # Wales, the Netherlands, Carlos: a name in -s is one place or person
             child = _counted(child)
             if child.lower_ in COLLECTIVES:
                 return EITHER

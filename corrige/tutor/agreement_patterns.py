@@ -140,6 +140,10 @@ def there_is_not(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
                 plural = "aren't" if words[i + 1] == "isn't" else "weren't"
                 yield shared.replace_tokens(tokens, i + 1, i + 2, plural, "there_is_plural", text)
             continue
+        if words[i] == "there" and words[i + 1] in ("are", "were") and words[i + 2] == "not":
+            if shared.is_plural_noun(shared.word_after(words, i + 3)) and words[i + 3] != "people":
+                yield shared.replace_tokens(tokens, i + 2, i + 3, "no", "determiner", text)  # there are not cars
+            continue
         if words[i] != "there" or words[i + 1] not in ("is", "was") or words[i + 2] != "not":
             continue
         noun = words[i + 3]
@@ -203,19 +207,32 @@ PLURAL_TO_SINGULAR_VERB = {v: k for k, v in SINGULAR_TO_PLURAL_VERB.items()} | {
 
 
 def each_of_them_verb(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
-    """Each of the students have a locker → has: "each of" names one of them, whatever follows."""
-    if "each" not in words:
+    """Each of the students have a locker → has; one of them live in Miami → lives: "each of" and
+    "one of" name one of them, whatever follows."""
+    if "each" not in words and "one" not in words:
         return
     for i in range(len(words) - 4):
-        if words[i] != "each" or words[i + 1] != "of" or (i and words[i - 1] not in (",", "and", "but")):
+        if words[i] not in ("each", "one") or words[i + 1] != "of" or (i and words[i - 1] not in (",", "and", "but")):
             continue
-        for k in range(i + 3, min(i + 6, len(words))):
-            if words[k] in PLURAL_TO_SINGULAR_VERB:
+        # "one of the reasons people live here": for "one", the verb right after its group
+        last = min(i + 6, len(words)) if words[i] == "each" else _after_one_of(words, i + 2) + 1
+        for k in range(i + 3, last):
+            singular = PLURAL_TO_SINGULAR_VERB.get(words[k]) or (
+                shared.third_person_of(words[k]) if words[k] in shared.THIRD_PERSON_VERBS else None
+            )
+            if singular:
                 if shared.is_plural_noun(words[k - 1]) or words[k - 1] in ("them", "us", "you"):
-                    yield shared.replace_tokens(tokens, k, k + 1, PLURAL_TO_SINGULAR_VERB[words[k]], "agreement", text)
+                    yield shared.replace_tokens(tokens, k, k + 1, singular, "agreement", text)
                 break
             if words[k] in RELATIVES or words[k] in (",", "and"):
                 break
+
+
+def _after_one_of(words: list[str], k: int) -> int:
+    """Where the verb stands after "one of" and its group at `k`: "them live", "my friends live"."""
+    if words[k] in ("them", "us", "you"):
+        return k + 1
+    return k + 2 if words[k] in SUBJECT_DETERMINERS else k
 
 
 AGREEMENT_RULES = (

@@ -37,7 +37,7 @@ def period_without_the(tokens: Sequence[Token], words: list[str], text: str) -> 
     for k in range(len(words) - 2):
         if words[k] != "the" or words[k + 1] not in ("last", "next"):
             continue
-        if words[k + 2] not in NAMED_PERIODS and not (words[k + 1] == "next" and words[k + 2] in shared.DAYS):
+        if words[k + 2] not in NAMED_PERIODS and words[k + 2] not in shared.DAYS:
             continue  # "the next Saturday" is next Saturday where the sentence is about the future
         after = shared.word_after(words, k + 3)
         opens = k == 0 and (after == "," or after in shared.PAST_SUBJECTS)
@@ -105,4 +105,32 @@ def who_after_a_name(tokens: Sequence[Token], words: list[str], text: str) -> It
             yield shared.replace_tokens(tokens, i + 1, i + 2, "who", "pronoun", text)
 
 
-CLAUSE_RULES = (period_without_the, every_day, although_but, who_after_a_name)
+SEASONS = frozenset(
+    """summer winter spring autumn january february march april may june july august september october november
+    december""".split()
+)
+WEATHER_WORDS = frozenset("hot cold warm cool sunny rainy windy cloudy humid dry wet freezing snowy".split())
+DEGREES = frozenset("very quite really so too still usually always often sometimes a bit".split())
+
+
+def weather_without_it(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """In September is still very hot → it is still very hot; in winter can be quite cold → it
+    can be: the weather's verb has "it" for its subject ("hace calor" has none)."""
+    for i in range(len(words) - 3):
+        if (
+            words[i] != "in"
+            or words[i + 1] not in SEASONS
+            or (i and words[i - 1] not in (",", "but", "and", "because"))
+        ):
+            continue
+        verb = i + 2
+        if words[verb] not in ("is", "was", "can", "gets", "will"):
+            continue
+        k = verb + 1 + (words[verb] in ("can", "will") and shared.word_after(words, verb + 1) == "be")
+        while shared.word_after(words, k) in DEGREES:
+            k += 1
+        if shared.word_after(words, k) in WEATHER_WORDS:
+            yield shared.replace_tokens(tokens, verb, verb + 1, f"it {tokens[verb].text}", "missing_subject", text)
+
+
+CLAUSE_RULES = (period_without_the, every_day, although_but, who_after_a_name, weather_without_it)

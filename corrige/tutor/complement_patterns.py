@@ -168,6 +168,25 @@ def than_not_that(tokens: Sequence[Token], words: list[str], text: str) -> Itera
             yield shared.replace_tokens(tokens, i, i + 1, "than", "comparative", text)
 
 
+def ing_after_than(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """Uniforms are cheaper than buy new clothes → than buying: after a comparison's "than" a verb
+    is named by its -ing ("más barato que comprar")."""
+    if "than" not in words:
+        return
+    for i in range(1, len(words) - 1):
+        if words[i] != "than" or not _comparative(words[i - 1]):
+            continue
+        verb = words[i + 1]
+        lemmas = getAllLemmas(verb)
+        # a verb that is a noun too ("buy", "walk") only before its object: "than buy new clothes"
+        verb_only = set(lemmas) <= {"VERB"} or shared.word_after(words, i + 2) in OBJECT_STARTS
+        if shared.is_base_verb(verb) and verb_only and tokens[i + 1].text.islower():
+            gerund = getInflection(verb, "VBG")
+            if gerund:
+                yield shared.replace_tokens(tokens, i + 1, i + 2, gerund[0], "verb_form", text)
+
+
+OBJECT_STARTS = frozenset("the a an my your his her our their some new it them this that".split())
 THAT_TIMES = frozenset(
     "night day morning evening afternoon week month year time moment summer winter spring autumn weekend".split()
 )
@@ -242,6 +261,7 @@ COMPLEMENT_RULES = (
     because_of,
     the_most,
     than_not_that,
+    ing_after_than,
     said_that,
     participle_after_have,
 )

@@ -38,6 +38,7 @@ NO_ARTICLE_NOUNS = frozenset(
     """advice information news furniture homework luggage work weather fun breakfast lunch dinner
     music traffic money bread water food health nature love english spanish""".split()
 )
+RANKS = frozenset("first second third fourth fifth last".split())
 YEAR = re.compile(r"^(1[89]\d\d|20[0-2]\d)$")  # "in 2015": a past, most often
 TENSE_CATEGORIES = frozenset({"verb_tense", "past_marker"})
 
@@ -411,6 +412,25 @@ def article_before_an_uncounted_noun(sentence: str, e: Edit) -> bool:
     return any(w in UNCOUNTED for w in after[:2]) and not any(w in ("of", "kind", "piece") for w in after)
 
 
+def article_before_a_rank(sentence: str, e: Edit) -> bool:
+    """ "She finished first, and I came second." → "came a second": a place in a race or a list,
+    said alone, takes no article ("I need a second chance" has its noun after it)."""
+    new, old = _words(e.replacement), _words(e.original)
+    if new[:1] not in (["a"], ["an"]) or old[:1] in (["a"], ["an"]):
+        return False
+    after = (new[1:] + _words(sentence[e.end :]))[:2]
+    return bool(after) and after[0] in RANKS and (len(after) == 1 or after[1] in ("in", "at", "and", "place"))
+
+
+def others_made_other(sentence: str, e: Edit) -> bool:
+    """ "Some people prefer tea; others, coffee." → "other,": "others" with no noun after it is the
+    pronoun (los demás); only "other" before a noun loses its -s ("others students")."""
+    if "others" not in _words(e.original) or "other" not in _words(e.replacement):
+        return False
+    after = sentence[e.end :].lstrip()
+    return not after or after[0] in ",.;:!?" or _words(after)[0] in FUNCTION_WORDS
+
+
 def founded_made_found(sentence: str, e: Edit) -> bool:
     """ "The company was founded in 1952" → "was found": to found (a company) is its own verb."""
     return e.original.lower() == "founded" and e.replacement.lower() == "found"
@@ -444,6 +464,8 @@ CHECKS = (
     article_dropped_before_a_day,
     article_before_an_uncounted_noun,
     founded_made_found,
+    article_before_a_rank,
+    others_made_other,
     who_made_which_after_no_noun,
     article_dropped_before_a_modifier,
     more_bad_before_a_noun,

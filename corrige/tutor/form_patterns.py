@@ -19,6 +19,11 @@ from corrige.tutor import pattern_words as shared
 from corrige.tutor.edits import Edit, Token
 
 YEAR = re.compile(r"^(1[5-9]\d\d|20\d\d)$")
+WANT_FORMS = frozenset("want wants wanted".split())
+# who wants to do something ("I want going" → "want to go"), not a thing that "wants" doing
+WANTERS = frozenset("i you we they he she really also always never just still don't doesn't didn't".split())
+# after these "a house very big" is a noun phrase, not an object and its complement ("found it very")
+NOUN_PHRASE_OPENERS = frozenset("is was 's with have has had in bought rent rented".split())
 # what "Has" opens a statement with ("Has a beautiful square"), not a question ("Has he gone?")
 HAS_OBJECT_STARTS = frozenset("a an many some lots two three four five several".split())
 WH_WORDS = frozenset("why where what when how who".split())
@@ -146,6 +151,8 @@ def base_after_to(tokens: Sequence[Token], words: list[str], text: str) -> Itera
             if base:
                 yield shared.replace_tokens(tokens, i + 1, i + 2, base, "verb_form", text)
         elif words[i] in TO_ONLY_VERBS and (i == 0 or words[i - 1] not in NOUN_DETERMINERS | {"a", "an"}):
+            if words[i] in WANT_FORMS and words[i - 1] not in WANTERS:
+                continue  # "The windows want cleaning": British for "need", said of a thing
             base = _base_of_ing(verb)
             if base and shared.word_after(words, i + 2) in AFTER_A_VERB:  # not "planned shopping trips"
                 yield shared.replace_tokens(tokens, i + 1, i + 2, f"to {base}", "verb_form", text)
@@ -207,7 +214,7 @@ def adjective_before_its_noun(tokens: Sequence[Token], words: list[str], text: s
     if "a" not in words and "an" not in words:
         return
     for i in range(1, len(words) - 3):
-        if words[i - 1] not in ("is", "was", "'s") or words[i] not in ("a", "an") or words[i + 2] not in DEGREE_WORDS:
+        if words[i - 1] not in NOUN_PHRASE_OPENERS or words[i] not in ("a", "an") or words[i + 2] not in DEGREE_WORDS:
             continue
         noun, adjective = words[i + 1], words[i + 3]
         if "NOUN" not in getAllLemmas(noun) or "ADJ" in getAllLemmas(noun) or "ADJ" not in getAllLemmas(adjective):
@@ -220,15 +227,35 @@ def adjective_before_its_noun(tokens: Sequence[Token], words: list[str], text: s
 
 
 def in_the_world(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
-    """the best chocolate cake of the world → in the world ("del mundo"): a superlative's range is
-    a place, said with "in"."""
-    if "world" not in words:
+    """the best chocolate cake of the world → in the world ("del mundo"), the best beach of my
+    town → in my town, the best fabada of Spain → in Spain: a superlative's range is a place, said
+    with "in"."""
+    if "of" not in words:
         return
-    for i in range(2, len(words) - 2):
-        if words[i : i + 3] != ["of", "the", "world"] or shared.word_after(words, i + 3) not in shared.ENDS_A_PHRASE:
-            continue
+    for i in range(2, len(words) - 1):
+        if words[i] != "of" or _superlative(words[i - 1]) or not _a_place_after(tokens, words, i + 1):
+            continue  # "the best of Spain", "most of the world": the things of the place
         if any(_superlative(w) for w in words[max(0, i - 5) : i]):
             yield shared.replace_tokens(tokens, i, i + 1, "in", "preposition", text)
+
+
+def _a_place_after(tokens: Sequence[Token], words: list[str], k: int) -> bool:
+    """ "the world", "my town", "Spain" at `k`, its phrase ending after it."""
+    if words[k : k + 2] == ["the", "world"] or (words[k] in PLACE_OWNERS and shared.word_after(words, k + 1) in PLACES):
+        return shared.word_after(words, k + 2) in shared.ENDS_A_PHRASE
+    return (
+        words[k] in COUNTRIES
+        and tokens[k].text[:1].isupper()
+        and shared.word_after(words, k + 1) in shared.ENDS_A_PHRASE
+    )
+
+
+PLACE_OWNERS = frozenset("my our the this your his her".split())
+PLACES = frozenset("country city town village area region neighbourhood neighborhood island".split())
+COUNTRIES = frozenset(
+    """spain europe england britain mexico colombia argentina peru chile venezuela ecuador cuba bolivia uruguay
+    paraguay france italy germany portugal america madrid barcelona london""".split()
+)
 
 
 @lru_cache(maxsize=4096)

@@ -12,7 +12,10 @@ from lemminflect import getAllLemmas, getInflection
 from corrige.tutor.edit_labels import CAPITALISED
 from corrige.tutor.edits import Edit, Token
 
-NUMBER_WORDS = frozenset("two three four five six seven eight nine ten eleven twelve many several".split())
+NUMBER_WORDS = frozenset(
+    """two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen
+    eighteen nineteen twenty thirty forty fifty hundred many several""".split()
+)
 TIME_UNITS = frozenset("years months weeks days hours minutes nights".split())
 # nouns that look like a verb's -ing ("good in spring" is a time, "the meeting" a thing)
 ING_NOUNS = frozenset(

@@ -17,11 +17,13 @@ from functools import lru_cache
 from lemminflect import getAllLemmas, getInflection
 
 from corrige.tutor.agreement_patterns import AGREEMENT_RULES
+from corrige.tutor.article_patterns import ARTICLE_RULES
 from corrige.tutor.clause_patterns import CLAUSE_RULES
 from corrige.tutor.complement_patterns import COMPLEMENT_RULES
 from corrige.tutor.edit_labels import CAPITALISED
 from corrige.tutor.edits import Edit, Token, tokenize
 from corrige.tutor.form_patterns import FORM_RULES
+from corrige.tutor.noun_phrase_patterns import NOUN_PHRASE_RULES
 from corrige.tutor.pattern_words import (
     DAYS,
     ENDS_A_PHRASE,
@@ -52,6 +54,7 @@ PEOPLE_VERBS: dict[str, str] = {
     **{form: v for v in THIRD_PERSON_VERBS if v != "have" and (form := third_person_of(v))},
 }
 # "a lot of people", "most of the people", "some of the people": they count the people
+PLACE_DETERMINERS = frozenset("my our your his her their this the".split())
 PEOPLE_COUNTERS = frozenset("lot lots most many some all majority".split())
 NEGATED = frozenset("don't doesn't didn't can't won't couldn't wouldn't".split())
 # where the clause of a negative ends: "I don't know, nobody does" has two clauses
@@ -131,7 +134,7 @@ ABSTRACT_NOUNS = frozenset(
 GENERIC_VERBS = frozenset("is was can has will makes gives".split())
 MODALS = frozenset("can could will would should must may might".split())
 # what a clause may start after: "I think (that) the life is hard", "…, the education is the key"
-GENERIC_CLAUSE_STARTS = frozenset(", ; that because think believe nowadays".split())
+GENERIC_CLAUSE_STARTS = frozenset(", ; that because think believe nowadays future today".split())
 # two words a learner gives "the" in the general sense ("el transporte público", "los jóvenes")
 GENERIC_PAIRS = frozenset(
     """public/transport young/people fast/food social/networks free/time
@@ -186,11 +189,26 @@ def people_plural(tokens: Sequence[Token], words: list[str], text: str) -> Itera
         if words[i + 1] == "who" and i + 2 < len(words) and (base := _people_verb(words[i + 2])):
             yield replace_tokens(tokens, i + 2, i + 3, base, "people_plural", text)  # the people who lives
             continue
-        if _people_verb(words[i + 1]) is None:
+        verb = i + 1 + _place_after_people(tokens, words, i + 1)
+        if verb >= len(words) or _people_verb(words[verb]) is None:
             continue
         before = words[max(i - 3, 0) : i]
-        if "of" not in before or any(w in PEOPLE_COUNTERS for w in before):
-            yield replace_tokens(tokens, i + 1, i + 2, _people_verb(words[i + 1]) or "", "people_plural", text)
+        if not ({"of", "with"} & set(before)) or any(w in PEOPLE_COUNTERS for w in before):
+            yield replace_tokens(tokens, verb, verb + 1, _people_verb(words[verb]) or "", "people_plural", text)
+
+
+def _place_after_people(tokens: Sequence[Token], words: list[str], k: int) -> int:
+    """How many words at `k` say where the people are before their verb: "here", "in my town",
+    "from Spain" (the people in my town is → are); 0 where none do."""
+    if words[k] in ("here", "there"):
+        return 1
+    if words[k] not in ("in", "from") or k + 2 >= len(words):
+        return 0
+    if tokens[k + 1].text[:1].isupper():
+        return 2  # "people in Spain is"
+    if words[k + 1] in PLACE_DETERMINERS and "NOUN" in getAllLemmas(words[k + 2]) and not is_plural_noun(words[k + 2]):
+        return 3  # "people in my town is"
+    return 0
 
 
 @lru_cache(maxsize=4096)
@@ -663,6 +681,8 @@ RULES = (
     *COMPLEMENT_RULES,
     *AGREEMENT_RULES,
     *FORM_RULES,
+    *ARTICLE_RULES,
+    *NOUN_PHRASE_RULES,
     third_person,
     people_plural,
     verb_patterns,

@@ -76,7 +76,9 @@ PURPOSE_OBJECTS = frozenset(
 )
 ONE_TIME_UNIT = frozenset("year month week day hour minute night".split())
 # verbs that are nouns too, but no noun "for" takes bare: "for buy food", "for go shopping"
-VERBS_AFTER_FOR = frozenset("go come buy visit meet see get make find take bring watch pick ask tell start".split())
+VERBS_AFTER_FOR = frozenset(
+    "go come buy visit meet see get make find take bring watch pick ask tell start relax".split()
+)
 # nouns "for" takes before a time ("for work the next day", "asked for help the day after")
 NOUNS_AFTER_FOR = frozenset("work help use love rent fun sale".split())
 # after these "for" takes an -ing form: "thank you for coming", "sorry for being late"
@@ -235,6 +237,8 @@ CHANGES_BY = frozenset(
 
 # things named by what they are for: "a tool for learning", "a machine for making coffee"
 WHAT_IS_FOR = frozenset("tool tools machine machines app apps device devices method methods equipment".split())
+# words that are verbs too but a preposition or adverb after "for" ("for over a century", "for up to")
+NOT_A_VERB_AFTER_FOR = frozenset("over up down near like round".split())
 
 
 def purpose_bare_verb(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
@@ -245,8 +249,10 @@ def purpose_bare_verb(tokens: Sequence[Token], words: list[str], text: str) -> I
     for i in range(len(words) - 1):
         takes_ing = i > 0 and (words[i - 1] in FOR_ING or words[max(i - 2, 0) : i] == ["thank", "you"])
         lemmas = getAllLemmas(words[i + 1]) if words[i] == "for" and not takes_ing else {}
-        if not lemmas or not shared.is_base_verb(words[i + 1]):
+        if not lemmas or not shared.is_base_verb(words[i + 1]) or words[i + 1] in NOT_A_VERB_AFTER_FOR:
             continue
+        if tokens[i + 1].text[:1].isupper():
+            continue  # a name: "works for Google"
         # a verb that is a noun too is a verb before its object: "for buy some clothes", "for do it"
         after = shared.word_after(words, i + 2)
         object_after = "VERB" in lemmas and (

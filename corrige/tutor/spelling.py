@@ -117,6 +117,14 @@ MODERN_WORDS = frozenset(
     podcaster podcasters streamer streamers app apps smartphone smartphones podcast podcasts wifi
     backend frontend fullstack startup startups""".split()
 )
+# dishes a learner names in a review or a letter, each one slip from a common word (satay/stay,
+# arepas/areas): a name, never a misspelling
+DISHES = frozenset(
+    """satay arepa arepas empanada empanadas churro churros paella gazpacho tortilla tortillas ceviche taco
+    tacos burrito burritos nachos sushi ramen tempura hummus falafel kebab kebabs quesadilla quesadillas
+    guacamole chorizo sangria mojito mojitos tiramisu risotto gnocchi pesto bruschetta fajitas enchiladas
+    tamales pupusas patacones bandeja ajiaco sancocho croquetas croquettes fabada cocido pisco tapas""".split()
+)
 # prefixes written onto a word without a hyphen (`Speller._prefixed_word`), and how common the word
 # after one must be for the whole to count as a word
 # (not co-, re-, inter-, eco-: "coresponding", "interresting", "ecologistics" are slips of one word)
@@ -224,17 +232,20 @@ class Speller:
         listed = {w: n for w, n in (books or {}).items() if w.isalpha()}
         self.counts = per_million(seen, listed)
         # a word the training texts hold once or twice is no evidence (luxery, prefere)
-        self.known = frozenset(known if known is not None else seen) | frozenset(listed) | MODERN_WORDS
+        self.known = frozenset(known if known is not None else seen) | frozenset(listed) | MODERN_WORDS | DISHES
         self._fixed: dict[str, tuple[Edit, ...]] = {}  # sentence → its fixes (`fixes`)
         books_per_million = per_million(listed)
-        self._rare = frozenset(
-            w
-            for w in set(counts) | set(listed)
-            if w.isalpha()
-            and w.islower()
-            and counts.get(w, 0) < RARE_TRAINING_COUNT
-            and (w not in listed or books_per_million[w] < RARE_BOOK_PER_MILLION)
-        )
+        self._rare = (
+            frozenset(
+                w
+                for w in set(counts) | set(listed)
+                if w.isalpha()
+                and w.islower()
+                and counts.get(w, 0) < RARE_TRAINING_COUNT
+                and (w not in listed or books_per_million[w] < RARE_BOOK_PER_MILLION)
+            )
+            - DISHES
+        )  # a dish's name is as written, however rare in books
         self._suspects: dict[str, bool] = {}
         self.lm = lm
         # how often the language model's `<unk>` stands in the text: all the words it lacks, together

@@ -27,6 +27,7 @@ from corrige.tutor.pattern_words import (
     is_age,
     is_base_verb,
     is_number,
+    is_plural_noun,
     is_third_person_form,
     past_of,
     replace_tokens,
@@ -53,6 +54,7 @@ def past_marker(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
 # words that let a present perfect stand beside a past time ("since last year", "never ... ago")
 _LENGTH_STARTS = frozenset("a an many several some ages years months weeks days hours long".split())
 _PERFECT_FRIENDS = frozenset("since for already yet ever never just before recently lately".split())
+PLURAL_PRONOUNS = frozenset("i you we they these those".split())
 _CLAUSE_BREAKS = frozenset("and but because when while that which who where if although ; :".split())
 
 
@@ -250,6 +252,20 @@ def _other_subject(tokens: Sequence[Token], words: list[str], i: int) -> bool:
     return tokens[i].is_word and word not in FUNCTION_WORDS and ("NOUN" in lemmas or tokens[i].text[:1].isupper())
 
 
+def _one_thing_before(words: list[str], i: int) -> bool:
+    """Whether the clause before `words[i]` ("don't") names one thing and no one else: "the heater
+    in my apartment don't work" (→ hasn't), not "the kids in my street don't" nor "we don't"."""
+    nouns = []
+    for word in reversed(words[:i]):
+        if word in _CLAUSE_BREAKS or word == ",":
+            break
+        if word in PLURAL_PRONOUNS or is_plural_noun(word):
+            return False
+        if word not in FUNCTION_WORDS and "NOUN" in getAllLemmas(word):
+            nouns.append(word)
+    return bool(nouns)
+
+
 def _participle_of_base(word: str) -> str | None:
     """work → worked, see → seen: the participle of a verb's base form (None for anything else)."""
     if word not in getAllLemmas(word).get("VERB", ()):
@@ -278,7 +294,7 @@ def present_since(tokens: Sequence[Token], words: list[str], text: str) -> Itera
             # the heating doesn't work since Sunday → hasn't worked (the auxiliary agrees for it)
             participle = _participle_of_base(verb)
             if participle is not None:
-                have = "haven't" if subject == "don't" else "hasn't"
+                have = "hasn't" if subject == "doesn't" or _one_thing_before(words, i) else "haven't"
                 yield replace_tokens(tokens, i, i + 2, f"{have} {participle}", "present_perfect", text)
                 return
             continue

@@ -39,6 +39,9 @@ ADVERBS_AFTER_OBJECT = {
 }
 EXPLAIN_FORMS = frozenset("explain explains explained explaining".split())
 OBJECT_PRONOUNS = frozenset("me us him".split())
+# "her" and "them" are the people only before what is explained ("explained her the situation"),
+# not in "explained her problem" (hers) or "explain them to me" (the things)
+AFTER_HER = frozenset("the a an this these those everything all it".split())
 # words an object of a few words does not hold: another clause or subject begins at them
 CLAUSE_WORDS = frozenset(
     """and but or because when while if that so than where which who how why what i you he she we they
@@ -122,7 +125,8 @@ def object_before_to_me(tokens: Sequence[Token], words: list[str], text: str) ->
     """Can you explain me the problem? → explain the problem to me ("explain me how it works",
     with a question word, is `patterns.verb_patterns`': explain to me how)."""
     for i in range(len(words) - 2):
-        if words[i] not in EXPLAIN_FORMS or words[i + 1] not in OBJECT_PRONOUNS:
+        her = words[i + 1] in ("her", "them") and words[i + 2] in AFTER_HER
+        if words[i] not in EXPLAIN_FORMS or not (words[i + 1] in OBJECT_PRONOUNS or her):
             continue
         end = _thing_explained_end(tokens, words, i + 2)
         if end is not None:
@@ -196,6 +200,7 @@ OBJECTS = frozenset("me us him her them you".split())
 DO_FORMS = frozenset("do does did".split())
 # adverbs that stand between "have" and its participle ("I have never seen")
 FREQUENCY_ADVERBS = frozenset("never already always just ever".split())
+MODALS = frozenset("would could should might must may will can".split())
 PERFECT_HAVE = frozenset("have has had".split())
 
 
@@ -288,6 +293,8 @@ def adverb_before_auxiliary(tokens: Sequence[Token], words: list[str], text: str
             yield shared.replace_tokens(tokens, 0, 2, f"{subject} {words[0]}", "word_order", text)
     for i in range(len(words) - 2):
         if words[i] in FREQUENCY_ADVERBS and words[i + 1] in PERFECT_HAVE and _participle(words[i + 2]):
+            if i > 0 and words[i - 1] in MODALS:
+                continue  # "I would never have finished": after a modal the adverb may come first
             moved = f"{shared.span_text(tokens, text, i + 1, i + 2)} {tokens[i].text}"
             yield shared.replace_tokens(tokens, i, i + 2, moved, "word_order", text)
 

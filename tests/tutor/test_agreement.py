@@ -48,6 +48,9 @@ def test_the_number_an_edit_gives_the_verb(original, replacement, number):
         ("The number of cars on the roads is growing.", "is", "are"),  # the number itself
         ("The poor were the worst affected.", "were", "was"),  # the poor: people, plural
         ("The crowd were singing.", "were", "was"),  # a group: either
+        ("The injured were taken to hospital.", "were", "was"),  # the injured: people, plural
+        ("Every one of the players was exhausted.", "was", "were"),  # one of them: singular
+        ("Wales is smaller than Scotland.", "is", "are"),  # a place named in -s
     ],
 )
 def test_an_edit_against_the_subject_is_dropped(sentence, original, replacement):
@@ -68,6 +71,8 @@ def test_an_edit_against_the_subject_is_dropped(sentence, original, replacement)
         ("The majority of students is happy.", "is", "are", "agreement"),
         ("A number of cars was damaged.", "was", "were", "agreement"),  # "a number of" counts the cars
         ("My brother and my sister is doctors.", "is", "are", "agreement"),  # not a pair named as one
+        ("I have two brothers and one of them live in Miami.", "live", "lives", "agreement"),  # two clauses
+        ("Carlos have two brothers.", "have", "has", "third_person"),  # a name in -s, one person
     ],
 )
 def test_an_edit_that_agrees_with_the_subject_stays(sentence, original, replacement, category):

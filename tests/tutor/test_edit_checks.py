@@ -65,6 +65,8 @@ def edit(sentence: str, original: str, replacement: str, category: str) -> Edit:
         ("The company was founded in 1952.", "founded", "found", "verb_tense"),
         ("I need an X-ray of my arm.", "an", "a", "a_an"),  # "eks": a vowel sound
         ("She has an 11-year-old daughter.", "an", "a", "a_an"),
+        ("She finished first, and I came second.", "second", "a second", "determiner"),  # a place in a race
+        ("Some people prefer tea; others, coffee.", "; others", ", other", "noun_number"),  # the pronoun
     ],
 )
 def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replacement, category):
@@ -116,6 +118,8 @@ def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replaceme
         ("She is tired, and so are my brother.", "are", "is", "agreement"),  # agreement, not tense
         ("The boy that were here is ill.", "were", "was", "agreement"),
         ("She has better job.", "better", "a better", "determiner"),
+        ("I need second chance.", "second", "a second", "determiner"),  # its noun after it
+        ("I like others students.", "others", "other", "adjective_plural"),  # before its noun
     ],
 )
 def test_an_edit_the_sentence_allows_is_kept(sentence, original, replacement, category):
