@@ -256,6 +256,16 @@ def _subject_before_there(before: list[str]) -> bool:
     return plural and (len(before) == 3 or before[-4] in THERE_OPENS_AFTER)
 
 
+PREPOSITIONS = frozenset("in on at to for of with about from into by".split())
+QUANTITY_WORDS = frozenset("much many less fewer few little".split())
+# nouns Spanish gives "the" that English leaves bare for their own reason (go to bed, at school)
+PLACES_WITHOUT_THE = frozenset("bed school home work church hospital prison university college class town".split())
+# what a noun meant in general follows ("is the pizza", "I like the coffee")
+GENERAL_TAKERS = frozenset(
+    "is are was like likes liked love loves hate hates prefer prefers enjoy enjoys about eat eats drink drinks".split()
+)
+
+
 def name_in_context(sentence: str, e: Edit) -> str | None:
     """A better category for edit `e` than the one it was given, from the words around it in
     `sentence`; None to keep its own:
@@ -283,4 +293,20 @@ def name_in_context(sentence: str, e: Edit) -> str | None:
         return "noun_number"  # childrens → children: a plural made twice, not a slip of the pen
     if e.category == "spelling" and new in MASS_NOUNS and old == new + "s":
         return "uncountable"  # funs → fun, advices → advice: no plural, not a slip of the pen
+    if e.category == "word_confusion" and old in PREPOSITIONS and new in PREPOSITIONS:
+        return "preposition"  # stayed in → at a campsite: a preposition chosen, no word confused
+    if e.category == "there_is_plural" and old in QUANTITY_WORDS and new in QUANTITY_WORDS:
+        return "noun_number"  # there is too much → many people: the word that counts, not "there is"
+    if e.category == "pronoun" and (old, new) == ("you", "your"):
+        return "determiner"  # for you email → your: a possessive before its noun
+    if e.category == "determiner" and _general_the(before, old, new):
+        return "generic_the"  # My favourite food is the pizza → pizza: a thing in general
     return None
+
+
+def _general_the(before: list[str], old: str, new: str) -> bool:
+    """ "the pizza" → "pizza" after "is", "like" and their kind: a thing meant in general."""
+    words = old.split()
+    if len(words) != 2 or words[0] != "the" or new != words[1] or not new.isalpha():
+        return False
+    return new not in PLACES_WITHOUT_THE and (not before or before[-1] in GENERAL_TAKERS)

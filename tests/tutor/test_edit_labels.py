@@ -119,6 +119,12 @@ def test_the_tutor_writes_the_gloss_itself_only_when_configured():
         ("I have two childrens.", "childrens", "children", "spelling", "noun_number"),
         ("We had a lot of funs.", "funs", "fun", "spelling", "uncountable"),
         ("I have two chidren.", "chidren", "children", "spelling", None),
+        ("We stayed in a campsite.", "in", "at", "word_confusion", "preposition"),  # a preposition chosen
+        ("There is too much people.", "much", "many", "there_is_plural", "noun_number"),  # the counting word
+        ("Thank you for you email.", "you", "your", "pronoun", "determiner"),  # a possessive
+        ("My favourite food is the pizza.", "the pizza", "pizza", "determiner", "generic_the"),  # in general
+        ("I go to the bed at ten.", "the bed", "bed", "determiner", None),  # go to bed: its own reason
+        ("We spent a week in the Spain.", "the Spain", "Spain", "determiner", None),
         # named rightly already
         ("My friends likes it.", "likes", "like", "agreement", None),
         ("Last year there was many tourists.", "was", "were", "there_is_plural", None),
