@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from lemminflect import getAllLemmas
+
 from corrige.tutor import pattern_words as shared
 from corrige.tutor.edits import Edit, Token
+from corrige.tutor.function_words import FUNCTION_WORDS
 
 # weeks, months... that "last" and "next" name without "the" ("el verano pasado": last summer)
 NAMED_PERIODS = frozenset("week month year summer winter spring autumn weekend".split())
@@ -133,4 +136,50 @@ def weather_without_it(tokens: Sequence[Token], words: list[str], text: str) -> 
             yield shared.replace_tokens(tokens, verb, verb + 1, f"it {tokens[verb].text}", "missing_subject", text)
 
 
-CLAUSE_RULES = (period_without_the, every_day, although_but, who_after_a_name, weather_without_it)
+PLURAL_SUBJECTS = frozenset("i you we they".split())
+SINGULAR_SUBJECTS = frozenset("he she it".split())
+RELATIVES = frozenset("that who which".split())
+PAST_MARKS = frozenset("yesterday ago last".split())
+
+
+def not_without_do(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """I not like it → I don't like it; She not work here → doesn't work; a service that not work →
+    that doesn't work: "no" before a verb is "don't"/"doesn't" (or "didn't" in a past) in English."""
+    if "not" not in words:
+        return
+    for i in range(1, len(words) - 1):
+        if words[i] != "not" or not tokens[i + 1].text.islower():
+            continue
+        base = _plain_verb(words[i + 1])
+        person = _person_before(words, i)
+        if base is None or person is None:
+            continue
+        do = "didn't" if PAST_MARKS & set(words) else ("doesn't" if person == "singular" else "don't")
+        yield shared.replace_tokens(tokens, i, i + 2, f"{do} {base}", "question_no_do", text)
+
+
+def _plain_verb(word: str) -> str | None:
+    """The base of a common verb in its base or -s form ("like", "works" → "work"), else None."""
+    if word in shared.THIRD_PERSON_VERBS:
+        return word
+    return next((v for v in shared.THIRD_PERSON_VERBS if shared.third_person_of(v) == word), None)
+
+
+def _person_before(words: list[str], i: int) -> str | None:
+    """ "singular" or "plural": the subject right before `words[i]` (a pronoun, or a relative after
+    its noun: "a service that"); None where there is none to tell."""
+    subject = words[i - 1]
+    if subject in PLURAL_SUBJECTS:
+        return "plural"
+    if subject in SINGULAR_SUBJECTS:
+        return "singular"
+    if subject in RELATIVES and i >= 2:
+        noun = words[i - 2]
+        if noun == "people" or shared.is_plural_noun(noun):
+            return "plural"
+        if noun.isalpha() and noun not in FUNCTION_WORDS and "NOUN" in getAllLemmas(noun):
+            return "singular"
+    return None
+
+
+CLAUSE_RULES = (period_without_the, every_day, although_but, who_after_a_name, weather_without_it, not_without_do)

@@ -277,7 +277,8 @@ def there_after_a_place(tokens: Sequence[Token], words: list[str], text: str) ->
         return
     for k in (3, 4):  # "In my town is", "In my home town is"
         if words[k] in ("is", "are", "was", "were") and shared.word_after(words, k + 1) in THERE_OBJECTS:
-            if "NOUN" in getAllLemmas(words[k - 1]):
+            # "In my opinion it is a good idea": a subject of its own ("it" passes for a noun)
+            if "NOUN" in getAllLemmas(words[k - 1]) and words[k - 1] not in QUESTION_SUBJECTS | {"this", "that"}:
                 yield shared.replace_tokens(tokens, k, k + 1, f"there {words[k]}", "missing_subject", text)
             return
 

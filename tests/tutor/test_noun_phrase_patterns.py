@@ -44,6 +44,11 @@ def fixed(sentence: str) -> str:
         ("There are not cars in the centre.", "There are no cars in the centre."),
         ("She has worked there since fifteen years.", "She has worked there for fifteen years."),
         ("It is the perfect place for relax and read.", "It is the perfect place to relax and read."),
+        ("I not like it.", "I don't like it."),
+        ("She not works here.", "She doesn't work here."),
+        ("I pay for a service that not work.", "I pay for a service that doesn't work."),
+        ("People who not study fail.", "People who don't study fail."),
+        ("Yesterday I not go to school.", "Yesterday I didn't go to school."),
         # table lines
         ("I take classes in the nights.", "I take classes at night."),
         ("In your web page says that there is parking.", "Your web page says that there is parking."),
@@ -98,6 +103,7 @@ def test_a_spanish_way_of_saying_it_is_mended(sentence: str, expected: str) -> N
         "I miss you so much since you moved to Canada.",
         "Since I moved to Madrid, I have made a lot of friends.",
         "In winter it is cold.",
+        "In my opinion it is a good idea.",
         "In summer is when we travel.",
         "It is easier than I thought.",
         "I would rather walk than take the bus.",
@@ -117,6 +123,10 @@ def test_a_spanish_way_of_saying_it_is_mended(sentence: str, expected: str) -> N
         "I found a long hair in my soup.",
         "You will not regret coming.",
         "Heat the oil until it is hot.",
+        "I'm not like my brother.",
+        "Whether or not people like it, it is true.",
+        "I not only like it but love it.",
+        "I will not go.",
     ],
 )
 def test_the_correct_reading_is_left(sentence: str) -> None:
