@@ -94,7 +94,9 @@ def _opens_a_noun_phrase(words: list[str], i: int) -> bool:
     """`words[i]` takes a noun phrase next: a verb of having, a subject's "is", "live in"."""
     word = words[i]
     if word in HAVING_VERBS:
-        return True  # "have to", "had finished": no counted noun follows, the noun check says so
+        # "have to", "had finished": no counted noun follows, the noun check says so; a verb that
+        # opens the sentence has no subject, a headline's ("Have car, will travel")
+        return i > 0
     opens_a_clause = i == 0 or words[i - 1] in CLAUSE_STARTS
     if word in BE_CONTRACTED:
         return opens_a_clause

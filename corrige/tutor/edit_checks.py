@@ -22,7 +22,7 @@ from corrige.tutor.edits import Edit
 from corrige.tutor.function_words import FUNCTION_WORDS
 from corrige.tutor.pattern_words import base_of_past
 
-_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|\d+\w*")
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+\w*")
 
 # before these "too" says how much ("too many things", "too late"): "to" there is the mistake
 DEGREE_HEADS = frozenset("many much few little late early often long far".split())
@@ -39,6 +39,12 @@ NO_ARTICLE_NOUNS = frozenset(
     music traffic money bread water food health nature love english spanish""".split()
 )
 RANKS = frozenset("first second third fourth fifth last".split())
+# posts one person holds ("chair of the committee", "captain of the team")
+ROLES = frozenset("chair chairman chairwoman head president captain director leader mayor editor secretary".split())
+# what one is "on": roads and vehicles, the radio ("on the motorway", "on the bus")
+ON_THINGS = frozenset("motorway road highway way bus train plane ship boat ferry radio phone tv television".split())
+# what "there" stands before as a subject ("their is a problem" → "there is")
+THERE_VERBS = frozenset("is are was were will has have must may might can could should seems seem used".split())
 YEAR = re.compile(r"^(1[89]\d\d|20[0-2]\d)$")  # "in 2015": a past, most often
 TENSE_CATEGORIES = frozenset({"verb_tense", "past_marker"})
 
@@ -431,6 +437,42 @@ def others_made_other(sentence: str, e: Edit) -> bool:
     return not after or after[0] in ",.;:!?" or _words(after)[0] in FUNCTION_WORDS
 
 
+def article_before_a_role(sentence: str, e: Edit) -> bool:
+    """ "I am chair of the committee" → "a chair": a post one person holds, named with "of" after
+    it, takes no article after "be", "become", "elected"."""
+    new, old = _words(e.replacement), _words(e.original)
+    if new[:1] not in (["a"], ["an"]) or old[:1] in (["a"], ["an"]) or len(new) < 2:
+        return False
+    return new[1] in ROLES and _words(sentence[e.end :])[:1] == ["of"]
+
+
+def article_dropped_before_a_name(sentence: str, e: Edit) -> bool:
+    """ "She drives a Volkswagen Golf", "She married a Scotsman" → no "a": one of a make or a people,
+    named with a capital, is counted ("I am a Spanish" is the learner's slip: an adjective)."""
+    old, new = e.original.split(), e.replacement.split()
+    if len(old) != len(new) + 1 or old[0].lower() not in ("a", "an") or old[1:] != new or not new:
+        return False
+    return new[0][:1].isupper() and not new[0].lower().endswith(("ish", "ch", "sh"))
+
+
+def on_a_way_made_in(sentence: str, e: Edit) -> bool:
+    """ "Traffic was terrible on the motorway" → "in the motorway": one travels on a road, a bus, a
+    plane, and hears on the radio."""
+    if e.original.lower() != "on" or e.replacement.lower() not in ("in", "at"):
+        return False
+    after = [w for w in _words(sentence[e.end :])[:2] if w not in ("the", "a", "my", "our", "this")]
+    return after[:1] != [] and after[0] in ON_THINGS
+
+
+def their_made_there_before_a_noun(sentence: str, e: Edit) -> bool:
+    """ "When their mother dies" → "there mother": "their" before its noun is the possessive; only
+    before a verb ("their is", "their are") is it "there"."""
+    if e.original.lower() != "their" or e.replacement.lower() != "there":
+        return False
+    after = _words(sentence[e.end :])[:1]
+    return bool(after) and after[0] not in THERE_VERBS
+
+
 def founded_made_found(sentence: str, e: Edit) -> bool:
     """ "The company was founded in 1952" → "was found": to found (a company) is its own verb."""
     return e.original.lower() == "founded" and e.replacement.lower() == "found"
@@ -465,6 +507,10 @@ CHECKS = (
     article_before_an_uncounted_noun,
     founded_made_found,
     article_before_a_rank,
+    article_before_a_role,
+    article_dropped_before_a_name,
+    on_a_way_made_in,
+    their_made_there_before_a_noun,
     others_made_other,
     who_made_which_after_no_noun,
     article_dropped_before_a_modifier,

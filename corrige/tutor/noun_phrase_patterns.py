@@ -96,8 +96,16 @@ def since_until(tokens: Sequence[Token], words: list[str], text: str) -> Iterato
         dated = words[i + 1] == "the" and words[i + 2][:1].isdigit()  # since the 1st of July until…
         if words[i] != "since" or not (_a_time(words[i + 1]) or dated):
             continue  # "since you moved to Canada": a clause, not a time
-        if any(w in TIME_ENDS for w in words[i + 2 : i + 6]):
+        stretch = words[i + 2 : i + 6]
+        ends = [k for k, w in enumerate(stretch) if w in TIME_ENDS]
+        # "I've been here since Monday and will stay until Friday": two clauses, each its own time
+        if ends and not {"and", ",", "but"} & set(stretch[: ends[0]]) and not _perfect_before(words, i):
             yield shared.replace_tokens(tokens, i, i + 1, "from", "preposition", text)
+
+
+def _perfect_before(words: list[str], i: int) -> bool:
+    """A present perfect before `words[i]` ("I've been here since"), which "since" belongs to."""
+    return bool({"have", "has", "'ve", "i've", "we've", "they've", "you've", "he's", "she's"} & set(words[:i]))
 
 
 def _a_time(word: str) -> bool:

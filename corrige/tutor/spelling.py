@@ -465,6 +465,8 @@ class Speller:
         word = m.group()
         if sentence[m.end() : m.end() + 1] in ("'", "’"):
             return None  # a spoken form (runnin'): not ours
+        if not word.isascii():
+            return None  # Tomás, peñas, café: a name or a Spanish word, written as its language writes it
         if word.islower():
             return self.suggest_in(sentence, m.start(), word)
         if m.start() == _first_letter(sentence) and word[0].isupper() and word[1:].islower():

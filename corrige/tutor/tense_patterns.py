@@ -242,6 +242,8 @@ def _other_subject(tokens: Sequence[Token], words: list[str], i: int) -> bool:
     """Whether `words[i]` is a subject other than a pronoun before its present verb: a relative
     (who, which), a noun, or a name; the verb a present that agrees with it."""
     word, verb = words[i], word_after(words, i + 1)
+    if i > 0 and words[i - 1] in PERFECT_AUXILIARY:
+        return False  # "I work like an accountant": "work" is the pronoun's verb, no subject
     if not (verb in ("is", "are") or is_third_person_form(verb) or is_base_verb(verb)):
         return False
     if word_after(words, i + 2) in NOUN_HEAD_FOLLOWERS:
@@ -288,7 +290,7 @@ def present_since(tokens: Sequence[Token], words: list[str], text: str) -> Itera
     k = next((k for k, w in enumerate(words) if w == "since" and _since_a_time(words, k)), None)
     if k is None:
         return
-    for i in range(max(0, k - 8), k - 1):
+    for i in range(max(0, k - 10), k - 1):
         subject, verb = words[i], words[i + 1]
         if subject in ("don't", "doesn't") and not (_CLAUSE_BREAKS | {","}) & set(words[i + 2 : k]):
             # the heating doesn't work since Sunday → hasn't worked (the auxiliary agrees for it)
@@ -499,6 +501,8 @@ def past_for_perfect(tokens: Sequence[Token], words: list[str], text: str) -> It
         if not since and ("yet" not in clause or words[i + 2] in STATES):
             continue  # "I didn't know it yet" may tell a story
         aux, verb = PERFECT_AUXILIARY[words[i]], words[i + 1]
+        if any(w in ("was", "were") for j, w in enumerate(words) if j != i + 1):
+            return  # "It was a camera, the one that I wanted since last year": a story's "had wanted"
         if verb == "didn't" and is_base_verb(words[i + 2]) and (participle := getInflection(words[i + 2], "VBN")):
             yield replace_tokens(tokens, i + 1, i + 3, f"{aux}n't {participle[0]}", "present_perfect", text)
         elif since and verb in ("was", "were"):

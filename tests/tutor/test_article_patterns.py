@@ -57,6 +57,7 @@ def test_a_counted_noun_gets_its_article(sentence: str, expected: str) -> None:
         "I work in Factory Street.",
         "We have experience in sales.",
         "I want to rent car parks.",
+        "Have car, will travel.",
     ],
 )
 def test_a_bare_noun_that_is_right_or_no_counted_noun_is_left(sentence: str) -> None:

@@ -67,6 +67,11 @@ def edit(sentence: str, original: str, replacement: str, category: str) -> Edit:
         ("She has an 11-year-old daughter.", "an", "a", "a_an"),
         ("She finished first, and I came second.", "second", "a second", "determiner"),  # a place in a race
         ("Some people prefer tea; others, coffee.", "; others", ", other", "noun_number"),  # the pronoun
+        ("I am chair of the committee this year.", "chair", "a chair", "determiner"),  # a post
+        ("She drives a Volkswagen Golf.", "a Volkswagen", "Volkswagen", "determiner"),  # a make
+        ("She married a Scotsman.", "a Scotsman", "Scotsman", "determiner"),
+        ("Traffic was terrible on the motorway.", "on", "in", "preposition"),  # on a road
+        ("When their mother dies, they leave.", "their", "there", "word_confusion"),  # before its noun
     ],
 )
 def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replacement, category):
@@ -120,6 +125,10 @@ def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replaceme
         ("She has better job.", "better", "a better", "determiner"),
         ("I need second chance.", "second", "a second", "determiner"),  # its noun after it
         ("I like others students.", "others", "other", "adjective_plural"),  # before its noun
+        ("I am member of the club.", "member", "a member", "determiner"),  # not a post
+        ("I am a Spanish.", "a Spanish", "Spanish", "determiner"),  # an adjective: the learner's slip
+        ("We went on the beach.", "on", "to", "preposition"),
+        ("I think their is a problem.", "their", "there", "word_confusion"),  # before a verb
     ],
 )
 def test_an_edit_the_sentence_allows_is_kept(sentence, original, replacement, category):

@@ -127,6 +127,9 @@ def test_a_spanish_way_of_saying_it_is_mended(sentence: str, expected: str) -> N
         "Whether or not people like it, it is true.",
         "I not only like it but love it.",
         "I will not go.",
+        "I've been here since Monday and will stay until Friday.",
+        "We have lived here since 2010 and will stay until 2030.",
+        "We went to the peñas after dinner.",
     ],
 )
 def test_the_correct_reading_is_left(sentence: str) -> None:
