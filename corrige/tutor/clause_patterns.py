@@ -106,6 +106,24 @@ def who_after_a_name(tokens: Sequence[Token], words: list[str], text: str) -> It
         named = tokens[i - 1].text[:1].isupper() and words[i - 2] in PEOPLE_NOUNS
         if named or words[i - 1] in PEOPLE_NOUNS:
             yield shared.replace_tokens(tokens, i + 1, i + 2, "who", "pronoun", text)
+        elif shared.word_after(words, i + 3) != "," and _a_thing_before(tokens, words, i - 1):
+            # the old city, that is very beautiful → , which is: between commas a thing takes "which"
+            yield shared.replace_tokens(tokens, i + 1, i + 2, "which", "pronoun", text)
+
+
+# things a clause between commas tells more of ("the old city, which is very beautiful")
+THING_NOUNS = frozenset(
+    """city town village country place hotel restaurant museum beach park building house flat school
+    university film book series song car phone game app island church castle""".split()
+)
+PLACE_TAKERS = frozenset("to in from visited visit at".split())
+
+
+def _a_thing_before(tokens: Sequence[Token], words: list[str], k: int) -> bool:
+    """ "the old city" or "a train to Seville" ends at `k`: a thing or a place, no person."""
+    if words[k] in THING_NOUNS:
+        return True
+    return k >= 1 and tokens[k].text[:1].isupper() and words[k - 1] in PLACE_TAKERS
 
 
 SEASONS = frozenset(

@@ -88,6 +88,21 @@ def to_before_verb(tokens: Sequence[Token], words: list[str], text: str) -> Iter
             yield shared.replace_tokens(tokens, i + 1, i + 2, f"to {tokens[i + 1].text}", "verb_form", text)
 
 
+def to_after_a_modal(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
+    """The city must to offer → must offer; you should to buy → should buy: a modal takes its verb
+    without "to" (not "the will to live", a noun; "ought to" and "have to" are no modals here)."""
+    if "to" not in words:
+        return
+    for i in range(len(words) - 2):
+        if words[i] not in MODALS_WITHOUT_TO or words[i + 1] != "to" or not shared.is_base_verb(words[i + 2]):
+            continue
+        if not (_surely_a_verb(words[i + 2]) or shared.word_after(words, i + 3) in OBJECT_STARTS):
+            continue  # a verb that is a noun too, only before its object ("must to offer a")
+        if i and words[i - 1] in NOUN_DETERMINERS | {"a", "the"}:
+            continue  # "the will to live", "a can to open"
+        yield shared.replace_tokens(tokens, i, i + 2, tokens[i].text, "verb_form", text)
+
+
 def enjoy_oneself(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
     """We enjoyed a lot → we enjoyed ourselves a lot: "enjoy" wants an object ("nos divertimos"
     has none); only right after its subject pronoun, before "a lot", "very much" or the clause's end."""
@@ -252,7 +267,12 @@ def interested_in(tokens: Sequence[Token], words: list[str], text: str) -> Itera
                     yield shared.replace_tokens(tokens, i + 1, i + 3, f"in {gerund[0]}", "verb_form", text)
 
 
+MODALS_WITHOUT_TO = frozenset(
+    "must should can could will would might may mustn't shouldn't can't couldn't won't wouldn't".split()
+)
+
 COMPLEMENT_RULES = (
+    to_after_a_modal,
     good_at,
     interested_in,
     able_to,

@@ -117,7 +117,9 @@ def phrase_swaps(tokens: Sequence[Token], words: list[str], text: str) -> Iterat
                 continue  # a possessive's apostrophe: the phrase goes on (each others' houses)
             if swap.ends_phrase and j < len(words) and tokens[j].is_word and words[j] not in ENDS:
                 continue
-            yield replace_tokens(tokens, i, j, _capital_i(swap.right), swap.category, text)
+            edit = replace_tokens(tokens, i, j, _capital_i(swap.right), swap.category, text)
+            if edit.replacement != edit.original:  # "in August" as written: nothing to change
+                yield edit
 
 
 _I = re.compile(r"\bi(?=$|\s|['’])")

@@ -227,7 +227,7 @@ def test_the_error_is_fixed_with_its_category(sentence, expected, category):
         "This summer don't forget your umbrella.",  # an order after a time
         "Every morning have a coffee with me.",
         "I was so happy parents came.",  # "so happy (that)"
-        "We are going to United States.",
+        "We are going to Madrid in August.",
         "They planned shopping trips.",
         "It was good seeing you again.",  # how the seeing was
     ],
