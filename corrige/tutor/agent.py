@@ -263,6 +263,8 @@ class TutorFront:
             correction = _agree_with_subject(correction)
         if self.rescorer is not None and correction.edits:
             correction = _without_unwanted_articles(correction, self.rescorer, self.config.patterns)
+        if correction.edits:
+            correction = _outside_quotations(correction)
         if unsure and correction.edits and not correction.more_errors:
             correction = replace(correction, more_errors=True)
         return correction
@@ -424,6 +426,23 @@ def _with_edits(c: Correction, kept: list[Edit], reason: str) -> Correction:
     something to fix there, just not what it wrote."""
     if not kept:
         return replace(c, corrected=c.sentence, gloss=ABSTAIN_GLOSS, edits=[], abstained=True, abstain_reason=reason)
+    return replace(c, corrected=apply_edits(c.sentence, kept), gloss=explain(kept), edits=kept)
+
+
+QUOTES = re.compile(r'"[^"]*"|“[^”]*”')
+
+
+def _outside_quotations(c: Correction) -> Correction:
+    """`c` without its edits inside a quotation: words quoted are cited as written ('write "I am
+    agree" instead of "I agree"', a song's line, a Spanish word), not the learner's own."""
+    quoted = [m.span() for m in QUOTES.finditer(c.sentence)]
+    if not quoted:
+        return c
+    kept = [e for e in c.edits if not any(a < e.end and e.start < b for a, b in quoted)]
+    if len(kept) == len(c.edits):
+        return c
+    if not kept:
+        return replace(c, corrected=c.sentence, gloss=explain([]), edits=[], more_errors=False)
     return replace(c, corrected=apply_edits(c.sentence, kept), gloss=explain(kept), edits=kept)
 
 

@@ -45,6 +45,8 @@ PEOPLE_ADJECTIVES = frozenset(
 )
 # one of a group, singular whatever follows its "of" ("every one of the players was", "each of them is")
 ONE_OF = frozenset("one each neither".split())
+# what names a team ("Manchester United", "Real Madrid"), which British English makes plural
+TEAM_WORDS = frozenset("united city athletic rovers wanderers albion hotspur villa madrid barcelona fc".split())
 # places named in -s, which the parser may read as plural nouns ("Wales NNS")
 PLACES_IN_S = frozenset("wales netherlands philippines athens paris brussels texas bahamas maldives seychelles".split())
 EITHER = "either"
@@ -118,6 +120,8 @@ def subject_number(doc: Any, start: int, end: int) -> str | None:
                 return "plural"
             if child.lower_ in ONE_OF:
                 return "singular"
+            if any(c.lower_ in TEAM_WORDS for c in [child, *child.children]) and child.pos_ == "PROPN":
+                return EITHER  # "Manchester United have won": a team, plural in British English
             if child.lower_ in PLACES_IN_S or (child.tag_ == "NNP" and child.lower_.endswith("s")):
                 return "singular"  # Wales, the Netherlands, Carlos: a name in -s is one place or person
             child = _counted(child)
@@ -153,8 +157,13 @@ def against_subject(sentence: str, edits: Sequence[Edit]) -> list[Edit]:
     if not checked:
         return []
     doc = parser()(apply_edits(sentence, edits))
-    wrong = []
+    # "All that glitters is not gold", "All I want is…": "all" and its clause are one whole, which
+    # the parser reads as a plural noun's ("glitters are")
+    whole = sentence.lower().startswith(("all that ", "all i ", "all we ", "all you "))
+    wrong = [e for e, number in checked if whole and number == "plural"]
     for e, number in checked:
+        if e in wrong:
+            continue
         start = start_in_corrected(e, edits)
         if subject_number(doc, start, start + len(e.replacement)) not in (None, number):
             wrong.append(e)  # the other number than its subject's, or a group's, which takes either

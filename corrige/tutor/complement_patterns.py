@@ -14,6 +14,7 @@ from lemminflect import getAllLemmas, getInflection
 
 from corrige.tutor import pattern_words as shared
 from corrige.tutor.edits import Edit, Token
+from corrige.tutor.function_words import FUNCTION_WORDS
 
 # verbs whose verb after them takes "to" ("decidimos ir": decided to go); not "help", "let", "make"
 NOUN_DETERMINERS = frozenset("the a an my your his her its our their this that these those every each no".split())
@@ -98,8 +99,8 @@ def to_after_a_modal(tokens: Sequence[Token], words: list[str], text: str) -> It
             continue
         if not (_surely_a_verb(words[i + 2]) or shared.word_after(words, i + 3) in OBJECT_STARTS):
             continue  # a verb that is a noun too, only before its object ("must to offer a")
-        if i and words[i - 1] in NOUN_DETERMINERS | {"a", "the"}:
-            continue  # "the will to live", "a can to open"
+        if i and not _a_subject(words[i - 1]):
+            continue  # "the will to live", "an empty can to recycle": a noun, no modal
         yield shared.replace_tokens(tokens, i, i + 2, tokens[i].text, "verb_form", text)
 
 
@@ -265,6 +266,18 @@ def interested_in(tokens: Sequence[Token], words: list[str], text: str) -> Itera
                 gerund = getInflection(words[i + 2], "VBG")
                 if gerund:
                     yield shared.replace_tokens(tokens, i + 1, i + 3, f"in {gerund[0]}", "verb_form", text)
+
+
+SUBJECT_PRONOUNS = frozenset("i you he she it we they who that which".split())
+
+
+def _a_subject(word: str) -> bool:
+    """A pronoun or a noun that may be a modal's subject ("you should", "the city must"), not a
+    determiner or an adjective before a noun ("the will", "an empty can")."""
+    if word in SUBJECT_PRONOUNS:
+        return True
+    lemmas = getAllLemmas(word)
+    return word.isalpha() and "NOUN" in lemmas and "ADJ" not in lemmas and word not in FUNCTION_WORDS
 
 
 MODALS_WITHOUT_TO = frozenset(

@@ -45,6 +45,10 @@ ROLES = frozenset("chair chairman chairwoman head president captain director lea
 ON_THINGS = frozenset("motorway road highway way bus train plane ship boat ferry radio phone tv television".split())
 # what "there" stands before as a subject ("their is a problem" → "there is")
 THERE_VERBS = frozenset("is are was were will has have must may might can could should seems seem used".split())
+NOUN_OPENERS = frozenset("the a an his her their my our your this that its".split())
+POSSESSIVES = frozenset("my your his her its our their".split())
+# what one is afraid or worried for ("worried for her safety"): someone's, at risk
+AT_RISK = frozenset("safety life lives health wellbeing welfare family children son daughter".split())
 YEAR = re.compile(r"^(1[89]\d\d|20[0-2]\d)$")  # "in 2015": a past, most often
 TENSE_CATEGORIES = frozenset({"verb_tense", "past_marker"})
 
@@ -120,13 +124,12 @@ def counted_noun_lost_its_article(sentence: str, e: Edit) -> bool:
     if len(old) != len(new) + 1 or old[0] not in ("a", "an") or old[1:] != new or not new:
         return False
     noun = new[-1]
-    if (
-        new[0] in FUNCTION_WORDS
-        or new[0] in ("such", "own")
-        or noun in NO_ARTICLE_NOUNS
-        or "NOUN" not in getAllLemmas(noun)
-    ):
+    if new[0] in FUNCTION_WORDS or new[0] in ("such", "own") or noun in NO_ARTICLE_NOUNS:
         return False  # "a such situation", "a your friend": the article is the mistake
+    if not getAllLemmas(noun):
+        return noun.isalpha()  # "above a café": a word it does not know keeps its article
+    if "NOUN" not in getAllLemmas(noun):
+        return False
     plurals = getInflection(noun, "NNS")
     return bool(plurals) and plurals[0] != noun
 
@@ -473,6 +476,66 @@ def their_made_there_before_a_noun(sentence: str, e: Edit) -> bool:
     return bool(after) and after[0] not in THERE_VERBS
 
 
+def ing_moved_after_its_noun(sentence: str, e: Edit) -> bool:
+    """ "within three working days" → "three days working": an -ing before its noun makes one
+    compound (working days, a swimming pool), which a change of order breaks."""
+    old, new = _words(e.original), _words(e.replacement)
+    if e.category != "word_order" or sorted(old) != sorted(new) or len(old) < 2:
+        return False
+    moved = [w for w in old if w.endswith("ing")]
+    return bool(moved) and old.index(moved[0]) < new.index(moved[0]) and new[-1] == moved[0]
+
+
+def the_made_a_before_of(sentence: str, e: Edit) -> bool:
+    """ "the real problem is the lack of housing" → "a lack of": a noun that "of" says which one it
+    is keeps "the"."""
+    old, new = _words(e.original), _words(e.replacement)
+    if old[:1] != ["the"] or new[:1] not in (["a"], ["an"]) or old[1:] != new[1:]:
+        return False
+    return _words(sentence[e.end :])[:1] == ["of"] or (len(old) > 1 and _words(sentence[e.end :])[:1] == ["of"])
+
+
+def the_dropped_before_a_name_and_noun(sentence: str, e: Edit) -> bool:
+    """ "returning from the French border" → "from French border": a name used as an adjective
+    ("French", "Spanish", "London") leaves its noun one that needs "the"."""
+    old, new = e.original.split(), e.replacement.split()
+    if len(old) != len(new) + 1 or old[0].lower() != "the" or old[1:] != new or not new:
+        return False
+    after = _words(sentence[e.end :])[:1]
+    return new[-1][:1].isupper() and bool(after) and after[0].isalpha() and "NOUN" in getAllLemmas(after[0])
+
+
+def plural_after_a_measure(sentence: str, e: Edit) -> bool:
+    """ "the four-day week" → "four-day weeks": a noun after a measure joined by a hyphen is one
+    thing of that size, not several."""
+    old, new = _words(e.original), _words(e.replacement)
+    if e.category != "noun_number" or len(old) != 1 or len(new) != 1 or not new[0].startswith(old[0]):
+        return False
+    return re.search(r"\w-\w+\s*$", sentence[: e.start]) is not None
+
+
+def to_dropped_after_a_noun(sentence: str, e: Edit) -> bool:
+    """ "The will to live" → "The will live", "an empty can to recycle" → "can recycle": after an
+    article or an adjective, "will" and "can" are nouns, and their "to" stays."""
+    old, new = _words(e.original), _words(e.replacement)
+    if "to" not in old or [w for w in old if w != "to"] != new:
+        return False
+    k = old.index("to")
+    before = (_words(sentence[: e.start]) + old[:k])[-2:]
+    if len(before) < 2 or before[-1] not in ("will", "can", "must", "may"):
+        return False
+    lemmas = getAllLemmas(before[0])
+    return before[0] in NOUN_OPENERS or "ADJ" in lemmas
+
+
+def for_someone_made_about(sentence: str, e: Edit) -> bool:
+    """ "She was worried for her safety" → "about": afraid for someone's safety or life is right."""
+    if e.original.lower() != "for" or e.replacement.lower() != "about":
+        return False
+    after = _words(sentence[e.end :])[:2]
+    return len(after) == 2 and after[0] in POSSESSIVES and after[1] in AT_RISK
+
+
 def founded_made_found(sentence: str, e: Edit) -> bool:
     """ "The company was founded in 1952" → "was found": to found (a company) is its own verb."""
     return e.original.lower() == "founded" and e.replacement.lower() == "found"
@@ -508,6 +571,12 @@ CHECKS = (
     founded_made_found,
     article_before_a_rank,
     article_before_a_role,
+    to_dropped_after_a_noun,
+    for_someone_made_about,
+    the_made_a_before_of,
+    the_dropped_before_a_name_and_noun,
+    plural_after_a_measure,
+    ing_moved_after_its_noun,
     article_dropped_before_a_name,
     on_a_way_made_in,
     their_made_there_before_a_noun,

@@ -260,6 +260,8 @@ PREPOSITIONS = frozenset("in on at to for of with about from into by".split())
 QUANTITY_WORDS = frozenset("much many less fewer few little".split())
 # nouns Spanish gives "the" that English leaves bare for their own reason (go to bed, at school)
 PLACES_WITHOUT_THE = frozenset("bed school home work church hospital prison university college class town".split())
+# nouns Spanish says with "the" in the general sense ("la vida", "la naturaleza")
+GENERAL_SENSE_NOUNS = frozenset("life nature society love happiness technology education health friendship".split())
 # what a noun meant in general follows ("is the pizza", "I like the coffee")
 GENERAL_TAKERS = frozenset(
     "is are was like likes liked love loves hate hates prefer prefers enjoy enjoys about eat eats drink drinks".split()
@@ -309,4 +311,6 @@ def _general_the(before: list[str], old: str, new: str) -> bool:
     words = old.split()
     if len(words) != 2 or words[0] != "the" or new != words[1] or not new.isalpha():
         return False
+    if new in GENERAL_SENSE_NOUNS:
+        return True  # "the life is hard", "in the real life"
     return new not in PLACES_WITHOUT_THE and (not before or before[-1] in GENERAL_TAKERS)

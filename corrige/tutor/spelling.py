@@ -123,7 +123,9 @@ DISHES = frozenset(
     """satay arepa arepas empanada empanadas churro churros paella gazpacho tortilla tortillas ceviche taco
     tacos burrito burritos nachos sushi ramen tempura hummus falafel kebab kebabs quesadilla quesadillas
     guacamole chorizo sangria mojito mojitos tiramisu risotto gnocchi pesto bruschetta fajitas enchiladas
-    tamales pupusas patacones bandeja ajiaco sancocho croquetas croquettes fabada cocido pisco tapas""".split()
+    tamales pupusas patacones bandeja ajiaco sancocho croquetas croquettes fabada cocido pisco tapas huevos
+    rotos patatas bravas pulpo gallega jamon serrano iberico manchego pintxos pinchos calamares fideua
+    salmorejo migas""".split()
 )
 # prefixes written onto a word without a hyphen (`Speller._prefixed_word`), and how common the word
 # after one must be for the whole to count as a word

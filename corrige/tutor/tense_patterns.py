@@ -455,10 +455,12 @@ def first_time(tokens: Sequence[Token], words: list[str], text: str) -> Iterator
         subject, verb = word_after(words, s), word_after(words, s + 1)
         if verb in ("have", "has", "had") or subject not in PERFECT_AUXILIARY:
             continue  # a perfect already (I have seen, I have ever travelled), or "have" a thing
-        if past:  # It was the first time I see snow → saw (a story's past)
-            simple = past_of(verb)
-            if simple is not None:
-                yield replace_tokens(tokens, s + 1, s + 2, simple, "past_marker", text)
+        if past:  # It was the first time I see snow → had seen (before that moment)
+            # only a present ("I see"), which has a past of its own: "I saw" is a story's past already
+            base = verb if is_base_verb(verb) else next(iter(getAllLemmas(verb).get("VERB", ())), None)
+            participle = _participle_of_base(base) if base and past_of(verb) is not None else None
+            if participle is not None:
+                yield replace_tokens(tokens, s + 1, s + 2, f"had {participle}", "verb_tense", text)
             continue
         perfect = _perfect_of(subject, verb)
         if perfect is not None:

@@ -202,3 +202,16 @@ def test_a_plural_made_regular_is_read_by_the_model_as_the_plural_and_named_so()
     c = Tutor.load().correct("I play with my childs every day.")
     assert c.corrected == "I play with my children every day."
     assert [(e.original, e.replacement, e.category) for e in c.edits] == [("childs", "children", "noun_number")]
+
+
+def test_words_inside_a_quotation_are_cited_as_written():
+    """A learner who quotes a mistake, a song or a Spanish word cites it: nothing inside the quotes
+    is corrected, and what is outside them still is."""
+    from corrige.tutor.agent import Tutor
+
+    t = Tutor.load()
+    quoted = 'A common mistake is to write "I am agree" instead of "I agree".'
+    assert t.correct(quoted).corrected == quoted
+    assert t.correct('The Spanish word "examen" means "exam".').corrected == 'The Spanish word "examen" means "exam".'
+    c = t.correct('He don\'t know that "people is" is wrong.')
+    assert c.corrected == 'He doesn\'t know that "people is" is wrong.'

@@ -51,6 +51,8 @@ def test_the_number_an_edit_gives_the_verb(original, replacement, number):
         ("The injured were taken to hospital.", "were", "was"),  # the injured: people, plural
         ("Every one of the players was exhausted.", "was", "were"),  # one of them: singular
         ("Wales is smaller than Scotland.", "is", "are"),  # a place named in -s
+        ("All that glitters is not gold.", "is", "are"),  # all that: one whole
+        ("Manchester United have won the league.", "have", "has"),  # a team: either
     ],
 )
 def test_an_edit_against_the_subject_is_dropped(sentence, original, replacement):

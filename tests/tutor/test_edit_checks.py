@@ -68,6 +68,14 @@ def edit(sentence: str, original: str, replacement: str, category: str) -> Edit:
         ("She finished first, and I came second.", "second", "a second", "determiner"),  # a place in a race
         ("Some people prefer tea; others, coffee.", "; others", ", other", "noun_number"),  # the pronoun
         ("I am chair of the committee this year.", "chair", "a chair", "determiner"),  # a post
+        ("It should arrive within three working days.", "three working days", "three days working", "word_order"),
+        ("The will to live kept him going.", "will to live", "will live", "verb_form"),  # a noun
+        ("I found an empty can to recycle.", "to recycle", "recycle", "verb_form"),
+        ("She was worried for her safety.", "for", "about", "preposition"),
+        ("The real problem is the lack of housing.", "the lack", "a lack", "determiner"),
+        ("He returned from the French border.", "the French", "French", "determiner"),
+        ("The four-day week will become the norm.", "week", "weeks", "noun_number"),
+        ("They work in a tiny office above a café.", "a café", "café", "determiner"),  # a word it does not know
         ("She drives a Volkswagen Golf.", "a Volkswagen", "Volkswagen", "determiner"),  # a make
         ("She married a Scotsman.", "a Scotsman", "Scotsman", "determiner"),
         ("Traffic was terrible on the motorway.", "on", "in", "preposition"),  # on a road
@@ -129,6 +137,9 @@ def test_an_edit_the_sentence_shows_wrong_is_found(sentence, original, replaceme
         ("I am a Spanish.", "a Spanish", "Spanish", "determiner"),  # an adjective: the learner's slip
         ("We went on the beach.", "on", "to", "preposition"),
         ("I think their is a problem.", "their", "there", "word_confusion"),  # before a verb
+        ("They can to swim.", "can to swim", "can swim", "verb_form"),
+        ("I am worried for my exam.", "for", "about", "preposition"),
+        ("We went to the Spain.", "the Spain", "Spain", "determiner"),
     ],
 )
 def test_an_edit_the_sentence_allows_is_kept(sentence, original, replacement, category):

@@ -95,7 +95,6 @@ def fixed(sentence: str) -> str:
         ("The history is about four families.", "The story is about four families."),
         ("The music also is great.", "The music is also great."),
         ("I give it a nine of ten.", "I give it a nine out of ten."),
-        ("The package arrived two weeks after.", "The package arrived two weeks later."),
         ("Have anybody been there?", "Has anybody been there?"),
         ("I am very worried for my grade.", "I am very worried about my grade."),
         ("We need a robot capable to follow a line.", "We need a robot capable of following a line."),

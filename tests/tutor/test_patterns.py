@@ -83,7 +83,7 @@ def fixes(sentence: str) -> list[tuple[str, str, str]]:
         ),
         ("I am 19 years and I am studying Law.", [("years", "years old", "age_have")]),
         ("I'm 25 years.", [("years", "years old", "age_have")]),
-        ("It was the first time that I see snow.", [("see", "saw", "past_marker")]),
+        ("It was the first time that I see snow.", [("see", "had seen", "verb_tense")]),
         ("I need that you help me.", [("that you help", "you to help", "verb_pattern")]),
         ("What means this word?", [("means this word", "does this word mean", "question_order")]),
         ("My name is Ana and I have 16.", [("have", "am", "age_have")]),
