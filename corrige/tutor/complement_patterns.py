@@ -101,6 +101,8 @@ def to_after_a_modal(tokens: Sequence[Token], words: list[str], text: str) -> It
             continue  # a verb that is a noun too, only before its object ("must to offer a")
         if i and not _a_subject(words[i - 1]):
             continue  # "the will to live", "an empty can to recycle": a noun, no modal
+        if i > 1 and words[i - 2] in WHATEVER:
+            continue  # "do whatever they can to help": the modal ends its clause, "to" is a purpose
         yield shared.replace_tokens(tokens, i, i + 2, tokens[i].text, "verb_form", text)
 
 
@@ -280,6 +282,7 @@ def _a_subject(word: str) -> bool:
     return word.isalpha() and "NOUN" in lemmas and "ADJ" not in lemmas and word not in FUNCTION_WORDS
 
 
+WHATEVER = frozenset("whatever everything all what anything as".split())
 MODALS_WITHOUT_TO = frozenset(
     "must should can could will would might may mustn't shouldn't can't couldn't won't wouldn't".split()
 )

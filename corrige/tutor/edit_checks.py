@@ -492,7 +492,8 @@ def the_made_a_before_of(sentence: str, e: Edit) -> bool:
     old, new = _words(e.original), _words(e.replacement)
     if old[:1] != ["the"] or new[:1] not in (["a"], ["an"]) or old[1:] != new[1:]:
         return False
-    return _words(sentence[e.end :])[:1] == ["of"] or (len(old) > 1 and _words(sentence[e.end :])[:1] == ["of"])
+    after = _words(sentence[e.end :])
+    return after[len(old) == 1 :][:1] == ["of"]  # "the → a" then "lack of", or "the lack → a lack" then "of"
 
 
 def the_dropped_before_a_name_and_noun(sentence: str, e: Edit) -> bool:

@@ -73,6 +73,7 @@ def edit(sentence: str, original: str, replacement: str, category: str) -> Edit:
         ("I found an empty can to recycle.", "to recycle", "recycle", "verb_form"),
         ("She was worried for her safety.", "for", "about", "preposition"),
         ("The real problem is the lack of housing.", "the lack", "a lack", "determiner"),
+        ("The real problem is the lack of housing.", "the", "a", "determiner"),
         ("He returned from the French border.", "the French", "French", "determiner"),
         ("The four-day week will become the norm.", "week", "weeks", "noun_number"),
         ("They work in a tiny office above a café.", "a café", "café", "determiner"),  # a word it does not know

@@ -162,6 +162,7 @@ def test_a_spanish_way_of_saying_it_is_mended(sentence: str, expected: str) -> N
         "I went to the party with Ana, that was my best friend.",
         "We visited the capital, that is, Madrid.",
         "He has the will to live.",
+        "They do whatever they can to help their children.",
         "I ought to go.",
         "The festival is in August.",
         "I've been here since Monday and will stay until Friday.",
