@@ -126,10 +126,7 @@ def _a_thing_before(tokens: Sequence[Token], words: list[str], k: int) -> bool:
     return k >= 1 and tokens[k].text[:1].isupper() and words[k - 1] in PLACE_TAKERS
 
 
-SEASONS = frozenset(
-    """summer winter spring autumn january february march april may june july august september october november
-    december""".split()
-)
+SEASONS = frozenset("summer winter spring autumn".split()) | shared.MONTHS
 WEATHER_WORDS = frozenset("hot cold warm cool sunny rainy windy cloudy humid dry wet freezing snowy".split())
 DEGREES = frozenset("very quite really so too still usually always often sometimes a bit".split())
 

@@ -14,7 +14,6 @@ from lemminflect import getAllLemmas, getInflection
 
 from corrige.tutor import pattern_words as shared
 from corrige.tutor.edits import Edit, Token
-from corrige.tutor.function_words import FUNCTION_WORDS
 
 # verbs whose verb after them takes "to" ("decidimos ir": decided to go); not "help", "let", "make"
 NOUN_DETERMINERS = frozenset("the a an my your his her its our their this that these those every each no".split())
@@ -33,7 +32,7 @@ VERBS_AFTER_WANT = frozenset(
 )
 # what starts the object of a verb ("decided buy a car", "want see my friends")
 OBJECT_STARTS = frozenset(
-    "the a an my your his her our their some this that these those it them him me us you more".split()
+    "the a an my your his her our their some new this that these those it them him me us you more".split()
 )
 CLAUSE_OPENERS = frozenset(", ; and but so because then . ! ?".split())
 REFLEXIVES = {"i": "myself", "we": "ourselves", "they": "themselves", "he": "himself", "she": "herself"}
@@ -87,23 +86,6 @@ def to_before_verb(tokens: Sequence[Token], words: list[str], text: str) -> Iter
         after = shared.word_after(words, i + 2)
         if _surely_a_verb(verb) or (verb in VERBS_AFTER_WANT and (after in OBJECT_STARTS or after in ("to", "home"))):
             yield shared.replace_tokens(tokens, i + 1, i + 2, f"to {tokens[i + 1].text}", "verb_form", text)
-
-
-def to_after_a_modal(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
-    """The city must to offer → must offer; you should to buy → should buy: a modal takes its verb
-    without "to" (not "the will to live", a noun; "ought to" and "have to" are no modals here)."""
-    if "to" not in words:
-        return
-    for i in range(len(words) - 2):
-        if words[i] not in MODALS_WITHOUT_TO or words[i + 1] != "to" or not shared.is_base_verb(words[i + 2]):
-            continue
-        if not (_surely_a_verb(words[i + 2]) or shared.word_after(words, i + 3) in OBJECT_STARTS):
-            continue  # a verb that is a noun too, only before its object ("must to offer a")
-        if i and not _a_subject(words[i - 1]):
-            continue  # "the will to live", "an empty can to recycle": a noun, no modal
-        if i > 1 and words[i - 2] in WHATEVER:
-            continue  # "do whatever they can to help": the modal ends its clause, "to" is a purpose
-        yield shared.replace_tokens(tokens, i, i + 2, tokens[i].text, "verb_form", text)
 
 
 def enjoy_oneself(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
@@ -204,7 +186,6 @@ def ing_after_than(tokens: Sequence[Token], words: list[str], text: str) -> Iter
                 yield shared.replace_tokens(tokens, i + 1, i + 2, gerund[0], "verb_form", text)
 
 
-OBJECT_STARTS = frozenset("the a an my your his her our their some new it them this that".split())
 THAT_TIMES = frozenset(
     "night day morning evening afternoon week month year time moment summer winter spring autumn weekend".split()
 )
@@ -270,25 +251,7 @@ def interested_in(tokens: Sequence[Token], words: list[str], text: str) -> Itera
                     yield shared.replace_tokens(tokens, i + 1, i + 3, f"in {gerund[0]}", "verb_form", text)
 
 
-SUBJECT_PRONOUNS = frozenset("i you he she it we they who that which".split())
-
-
-def _a_subject(word: str) -> bool:
-    """A pronoun or a noun that may be a modal's subject ("you should", "the city must"), not a
-    determiner or an adjective before a noun ("the will", "an empty can")."""
-    if word in SUBJECT_PRONOUNS:
-        return True
-    lemmas = getAllLemmas(word)
-    return word.isalpha() and "NOUN" in lemmas and "ADJ" not in lemmas and word not in FUNCTION_WORDS
-
-
-WHATEVER = frozenset("whatever everything all what anything as".split())
-MODALS_WITHOUT_TO = frozenset(
-    "must should can could will would might may mustn't shouldn't can't couldn't won't wouldn't".split()
-)
-
 COMPLEMENT_RULES = (
-    to_after_a_modal,
     good_at,
     interested_in,
     able_to,

@@ -28,7 +28,6 @@ KIN = frozenset(
     boyfriend girlfriend friend dad mum mom parents""".split()
 )
 TIME_ENDS = frozenset("until till to".split())
-MONTHS = frozenset("january february march april may june july august september october november december".split())
 DAY_PARTS = frozenset("morning noon midday afternoon evening night one".split())
 
 
@@ -110,7 +109,13 @@ def _perfect_before(words: list[str], i: int) -> bool:
 
 def _a_time(word: str) -> bool:
     """ "9", "monday", "june", "morning": what a stretch of time starts at."""
-    return word[:1].isdigit() or word in shared.DAYS or word in MONTHS or word in DAY_PARTS or shared.is_number(word)
+    return (
+        word[:1].isdigit()
+        or word in shared.DAYS
+        or word in shared.MONTHS
+        or word in DAY_PARTS
+        or shared.is_number(word)
+    )
 
 
 NOUN_PHRASE_RULES = (the_numbered_noun, other_for_another, number_of_millions, possessive_of_a_name, since_until)

@@ -32,6 +32,7 @@ THIRD_PERSON_VERBS = frozenset(
 )
 
 DAYS = frozenset(w for w in CAPITALISED if w.endswith(("day", "days")))
+MONTHS = frozenset("january february march april may june july august september october november december".split())
 PAST_PERIODS = DAYS | frozenset("night week month year summer winter spring autumn weekend".split())
 PAST_SUBJECTS = frozenset("i you we they he she".split())
 SUBJECT_PRONOUNS = PAST_SUBJECTS | {"it"}

@@ -70,6 +70,9 @@ GROUP_NOUNS = frozenset("family team staff police government class company band 
 # "what he could to help", "all I can to win", "as much as we can to": the modal's verb is left out
 ELLIPSIS_OPENERS = frozenset("what all everything anything something as much whatever nothing best".split())
 MODALS = frozenset("can can't cannot could couldn't should shouldn't must mustn't will won't might would".split())
+TO_MODALS = MODALS | {"may", "wouldn't"}
+# what a verb's object opens with after a modal's "to" ("must to offer a good", "should to buy new")
+MODAL_OBJECTS = frozenset("the a an my your his her our their some new this that it them".split())
 # what starts a verb's object after "for" ("for buy some clothes"), not a noun's ("for work the next day")
 PURPOSE_OBJECTS = frozenset(
     "some it them him her me us you a an my your his our their this these those english".split()
@@ -177,17 +180,34 @@ def _singular_noun(word: str) -> bool:
 
 
 def modal_to(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
-    """I can't to go → can't go; animals should to live → should live: no "to" between a modal and its
-    verb. The modal follows its subject, and not in "what he could to help", "all I can to win",
-    where the verb after "to" is no modal's ("did what he could [do] to help")."""
+    """I can't to go → can't go; animals should to live → should live; the city must to offer a →
+    must offer: no "to" between a modal and its verb. The modal follows its subject, and not in
+    "what he could to help", "all I can to win", where the verb after "to" is no modal's ("did what
+    he could [do] to help"), nor after a noun's article or adjective ("the will to live", "an empty
+    can to recycle")."""
     for i in range(2, len(words) - 1):
-        if words[i] != "to" or words[i - 1] not in MODALS or not shared.is_base_verb(words[i + 1]):
+        if words[i] != "to" or words[i - 1] not in TO_MODALS or not shared.is_base_verb(words[i + 1]):
             continue
         subject, before = words[i - 2], words[i - 3] if i > 2 else "."
-        if (subject in shared.SUBJECT_PRONOUNS or shared.is_plural_noun(subject)) and before not in ELLIPSIS_OPENERS:
+        if before in ELLIPSIS_OPENERS:
+            continue
+        if subject in shared.SUBJECT_PRONOUNS or shared.is_plural_noun(subject) or _singular_subject(words, i):
             yield shared.replace_tokens(
                 tokens, i - 1, i + 2, f"{tokens[i - 1].text} {tokens[i + 1].text}", "verb_form", text
             )
+
+
+def _singular_subject(words: list[str], i: int) -> bool:
+    """A modal's subject that is a noun or a relative ("the city must to offer", "who should to"),
+    where the verb after "to" is surely one: a verb alone, or a verb before its object."""
+    subject, verb = words[i - 2], words[i + 1]
+    lemmas = getAllLemmas(verb)
+    if not (set(lemmas) <= {"VERB", "AUX"} or shared.word_after(words, i + 2) in MODAL_OBJECTS):
+        return False
+    if subject in ("who", "that", "which"):
+        return True
+    lemmas = getAllLemmas(subject)
+    return subject.isalpha() and "NOUN" in lemmas and "ADJ" not in lemmas and subject not in FUNCTION_WORDS
 
 
 def modal_bare_verb(tokens: Sequence[Token], words: list[str], text: str) -> Iterator[Edit]:
